@@ -1,0 +1,77 @@
+"""Item assignment as a functional update (API.md section 2).
+
+`x[i] = v` becomes `x = ag__.set_item(x, i, v)` and `x[i] += v` becomes
+`x = ag__.aug_set_item(x, i, 'iadd', v)`, so the *name* `x` is rebound.
+That makes the update visible to the static analysis as an assignment of
+`x`, which is how an array updated inside a compiled loop or branch becomes
+a loop variable or branch output. Only targets of the form `name[key]` are
+rewritten; for Python lists, dicts and arrays the operator still mutates in
+place (Python semantics), for traced tensors it builds the updated tensor.
+Slices in the key become `ag__.slice_(lo, hi, step)` values.
+"""
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from . import templates
+
+__all__ = ["transform", "AUG_OPS"]
+
+# AugAssign operator class -> name of the in-place function in `operator`.
+AUG_OPS = {
+    gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
+    gast.FloorDiv: "ifloordiv", gast.Mod: "imod", gast.Pow: "ipow",
+    gast.MatMult: "imatmul", gast.BitAnd: "iand", gast.BitOr: "ior",
+    gast.BitXor: "ixor", gast.LShift: "ilshift", gast.RShift: "irshift",
+}
+assert all(hasattr(operator, n) for n in AUG_OPS.values())
+
+
+def _key_expr(key):
+    """The subscript key as an ordinary expression (slices become values)."""
+    if isinstance(key, gast.Slice):
+        parts = [p if p is not None else templates.const(None)
+                 for p in (key.lower, key.upper, key.step)]
+        return templates.copy_missing_locations(templates.ag_call("slice_", parts), key)
+    if isinstance(key, gast.Tuple):
+        key.elts = [_key_expr(e) for e in key.elts]
+    return key
+
+
+def _rewritable(target) -> bool:
+    return (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name))
+
+
+class _SliceTransformer(gast.NodeTransformer):
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) != 1 or not _rewritable(node.targets[0]):
+            return node
+        target = node.targets[0]
+        new = templates.replace(
+            "x = ag__.set_item(x_load, key, value)", x=target.value.id,
+            x_load=templates.name(target.value.id, generated=False),
+            key=_key_expr(target.slice), value=node.value)
+        return templates.copy_missing_locations(new, node)
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not _rewritable(node.target) or type(node.op) not in AUG_OPS:
+            return node
+        target = node.target
+        new = templates.replace(
+            "x = ag__.aug_set_item(x_load, key, op, value)", x=target.value.id,
+            x_load=templates.name(target.value.id, generated=False),
+            key=_key_expr(target.slice), op=templates.const(AUG_OPS[type(node.op)]),
+            value=node.value)
+        return templates.copy_missing_locations(new, node)
+
+    def visit_ClassDef(self, node):
+        return node
+
+
+def transform(node: gast.AST) -> gast.AST:
+    """Rewrite item assignments under `node`."""
+    return _SliceTransformer().visit(node)

@@ -1,0 +1,199 @@
+"""Converting Python functions: `convert`, `to_code`, `do_not_convert`.
+
+A function is converted once per code object (closures made in a loop share
+the work): its source is parsed, rewritten by `autograph.converter`, wrapped
+in a factory function and compiled with the user's filename and line
+numbers. Each `convert(fn)` then builds a new function from the converted
+code bound to `fn`'s own globals, closure cells and defaults, so globals and
+closures stay live rather than copied (research notes 1.2).
+"""
+from __future__ import annotations
+
+import __future__
+import ast
+import threading
+import types
+import weakref
+from typing import Any, Callable, Optional
+
+__all__ = ["convert", "to_code", "do_not_convert", "is_converted", "is_do_not_convert"]
+
+_DO_NOT_CONVERT_ATTR = "__autograph_do_not_convert__"
+_FACTORY_NAME = "__autograph_factory__"
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+
+_LOCK = threading.RLock()
+# code object of a user function -> _Conversion (weak: dies with the function).
+_CACHE: "weakref.WeakKeyDictionary[types.CodeType, _Conversion]" = weakref.WeakKeyDictionary()
+# Every code object produced by conversion, nested ones (thunks, lambdas) too:
+# functions made from them are already converted and are called as they are.
+# Keyed by id: code objects compare by value, and a converted function that
+# needed no rewrite has code *equal* to the original's.
+_CONVERTED_CODES: "weakref.WeakValueDictionary[int, types.CodeType]" = weakref.WeakValueDictionary()
+_AG_CELL = None
+
+
+class _Conversion:
+    __slots__ = ("code", "source", "__weakref__")
+
+    def __init__(self, code: types.CodeType, source: str):
+        self.code = code
+        self.source = source
+
+
+def _ag_cell():
+    global _AG_CELL
+    if _AG_CELL is None:
+        from . import operators
+        _AG_CELL = types.CellType(operators)
+    return _AG_CELL
+
+
+def _register_codes(code: types.CodeType) -> None:
+    _CONVERTED_CODES[id(code)] = code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _register_codes(const)
+
+
+def _factory_module(node, freevars, filename):
+    """`def factory(): ag__ = None; <freevar> = None; <node>; return <fn>` as an ast Module.
+
+    The dummy locals make `ag__` and the original free variables free
+    variables of the converted function, so real cells can be supplied.
+    """
+    import gast
+
+    fn_ast = gast.gast_to_ast(node)
+    line = fn_ast.lineno
+    body = [ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store())], value=ast.Constant(None))
+            for v in ("ag__",) + tuple(freevars)]
+    if isinstance(fn_ast, ast.Lambda):
+        body.append(ast.Return(value=fn_ast))
+    else:
+        body += [fn_ast, ast.Return(value=ast.Name(id=fn_ast.name, ctx=ast.Load()))]
+    factory = ast.FunctionDef(name=_FACTORY_NAME, args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+        defaults=[]), body=body, decorator_list=[], returns=None, type_params=[])
+    for n in [factory] + body:
+        if not hasattr(n, "lineno") or n.lineno is None:
+            n.lineno, n.col_offset = line, 0
+            n.end_lineno, n.end_col_offset = line, 0
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    return module, fn_ast
+
+
+def _convert_code(fn: types.FunctionType) -> _Conversion:
+    from . import converter
+    from .converter import parsing
+
+    code = fn.__code__
+    node, filename = parsing.parse_function(fn)
+    node = converter.convert_node(node, filename, fn.__qualname__)
+    module, fn_ast = _factory_module(node, code.co_freevars, filename)
+    source = ast.unparse(fn_ast)
+    compiled = compile(module, filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
+                       dont_inherit=True)
+    namespace: dict = {}
+    exec(compiled, namespace)
+    new_code = namespace[_FACTORY_NAME]().__code__
+    _register_codes(new_code)
+    return _Conversion(new_code, source)
+
+
+def _conversion_for(fn: types.FunctionType) -> _Conversion:
+    with _LOCK:
+        conv = _CACHE.get(fn.__code__)
+        if conv is None:
+            conv = _convert_code(fn)
+            _CACHE[fn.__code__] = conv
+        return conv
+
+
+def _instantiate(conv: _Conversion, fn: types.FunctionType) -> types.FunctionType:
+    """A function running the converted code with `fn`'s globals, cells and defaults."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = []
+    for name in conv.code.co_freevars:
+        closure.append(_ag_cell() if name == "ag__" else cells[name])
+    new = types.FunctionType(conv.code, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(closure) or None)
+    new.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    new.__qualname__ = fn.__qualname__
+    new.__doc__ = fn.__doc__
+    new.__module__ = fn.__module__
+    new.__dict__.update(fn.__dict__)
+    new.__autograph_original__ = fn
+    return new
+
+
+def is_do_not_convert(fn: Any) -> bool:
+    """Whether `fn` was marked with `do_not_convert`."""
+    target = getattr(fn, "__func__", fn)
+    try:
+        return bool(getattr(target, _DO_NOT_CONVERT_ATTR, False))
+    except Exception:  # exotic __getattr__: treat as unmarked
+        return False
+
+
+def is_converted(fn: Any) -> bool:
+    """Whether `fn` runs converted code (made by `convert` or nested in converted code)."""
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    return isinstance(code, types.CodeType) and _CONVERTED_CODES.get(id(code)) is code
+
+
+def do_not_convert(fn: Optional[Callable] = None):
+    """Mark `fn` to be called as plain Python from converted code (usable as a decorator)."""
+    if fn is None:
+        return do_not_convert
+    target = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    try:
+        setattr(target, _DO_NOT_CONVERT_ATTR, True)
+        return fn
+    except (AttributeError, TypeError):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        setattr(wrapper, _DO_NOT_CONVERT_ATTR, True)
+        return wrapper
+
+
+def convert(fn: Callable) -> Callable:
+    """The converted version of `fn` (a function, lambda, or bound method).
+
+    Control flow of the result goes through the `ag__` operators; it behaves
+    like `fn` for Python values and stages compiled control flow for traced
+    ones. Functions marked `do_not_convert`, already converted functions and
+    `ag.function` objects are returned unchanged. Raises ConversionError
+    (a NotImplementedError) for unsupported constructs and
+    SourceUnavailableError (a ValueError) when there is no source.
+    """
+    if getattr(fn, "_autograph_polymorphic", False) is True:
+        return fn
+    if isinstance(fn, types.MethodType):
+        func = convert(fn.__func__)
+        return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"autograph can only convert Python functions, lambdas and methods; "
+                        f"got {fn!r} of type {type(fn).__name__}")
+    if is_do_not_convert(fn) or is_converted(fn):
+        return fn
+    return _instantiate(_conversion_for(fn), fn)
+
+
+def to_code(fn: Callable) -> str:
+    """The converted Python source of `fn`, as text."""
+    if hasattr(fn, "python_function") and getattr(fn, "_autograph_polymorphic", False):
+        fn = fn.python_function
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"to_code expects a Python function; got {type(fn).__name__}")
+    original = getattr(fn, "__autograph_original__", fn)
+    return _conversion_for(original).source

@@ -1,0 +1,49 @@
+"""`set_item` / `aug_set_item`: item assignment that rebinds the name.
+
+The converter turns `x[k] = v` into `x = ag__.set_item(x, k, v)`. Tensors
+(traced or eager) are immutable: the result is an updated tensor and the
+caller's value is untouched. Other containers (lists, dicts, NumPy arrays)
+are mutated in place and returned, which is exactly Python's behaviour.
+"""
+from __future__ import annotations
+
+import operator
+
+from . import _tracer
+
+__all__ = ["set_item", "aug_set_item"]
+
+
+def _is_tensor(x) -> bool:
+    """Traced tensors, eager tensors and variables: a tracer DType as `.dtype`."""
+    if _tracer.is_traced(x):
+        return True
+    try:
+        from tracer.types import DType
+    except ImportError:
+        return False
+    return isinstance(getattr(x, "dtype", None), DType)
+
+
+def _tensor_update():
+    """The tracer's functional item update, `(x, key, value) -> updated x`."""
+    api = _tracer.api()
+    update = getattr(api, "setitem", None) or getattr(api, "set_item", None)
+    if update is None:
+        raise TypeError("item assignment to a tensor (`x[i] = v`) is not supported yet by "
+                        "the tracer (tracer.api.setitem is missing)")
+    return update
+
+
+def set_item(target, key, value):
+    """`target[key] = value`, returning the (possibly new) target."""
+    if _is_tensor(target):
+        return _tensor_update()(target, key, value)
+    target[key] = value
+    return target
+
+
+def aug_set_item(target, key, op_name: str, value):
+    """`target[key] <op>= value` (op_name names an in-place `operator` function)."""
+    new = getattr(operator, op_name)(target[key], value)
+    return set_item(target, key, new)

@@ -1,0 +1,29 @@
+"""The code generator: typed IR graph -> LLVM IR -> native code.
+
+    from codegen import compile_graph
+    k = compile_graph(graph, boundscheck=True)
+    outputs = k(*input_arrays)        # list of ndarrays (0-d for scalars)
+    k.llvm_ir(optimized=False); k.asm()
+
+Importing this package is cheap: llvmlite is imported when compiling.
+"""
+from __future__ import annotations
+
+__all__ = ["compile_graph", "CompiledKernel"]
+
+
+def compile_graph(graph, boundscheck: bool = True, name=None):
+    """Lower `graph` to LLVM, optimise it (O3, host CPU) and JIT it.
+
+    Returns a `CompiledKernel`. Raises NotImplementedError for ops or types
+    the code generator does not support.
+    """
+    from .compile import compile_graph as _compile
+    return _compile(graph, boundscheck=boundscheck, name=name)
+
+
+def __getattr__(name):
+    if name == "CompiledKernel":
+        from .kernel import CompiledKernel
+        return CompiledKernel
+    raise AttributeError(name)

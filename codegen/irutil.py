@@ -1,0 +1,208 @@
+"""Small LLVM IR building helpers: declarations, counted loops, integer math.
+
+Loops are emitted in the canonical form LLVM's loop passes expect
+(preheader -> header with an i64 induction phi -> body -> latch), so the
+loop vectoriser and LSR handle them without help.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator, List, Optional, Sequence
+
+from llvmlite import ir
+
+from .ltypes import I1, I32, I64, const_int, i64
+
+
+def declare(module: ir.Module, name: str, ret: ir.Type, args: Sequence[ir.Type]) -> ir.Function:
+    """The function `name` of `module`, declared with this signature if new."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ret, list(args)), name)
+    return fn
+
+
+def _suffix(t: ir.Type) -> str:
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{_suffix(t.element)}"
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    if isinstance(t, ir.FloatType):
+        return "f32"
+    if isinstance(t, ir.DoubleType):
+        return "f64"
+    raise TypeError(t)
+
+
+def intrinsic(b: ir.IRBuilder, name: str, args: Sequence[ir.Value], ret: ir.Type = None,
+              extra: Sequence[ir.Value] = ()) -> ir.Value:
+    """Call `llvm.<name>.<type of first arg>(args..., extra...)`."""
+    t = args[0].type
+    full = f"llvm.{name}.{_suffix(t)}"
+    fn = declare(b.module, full, ret or t, [a.type for a in args] + [e.type for e in extra])
+    return b.call(fn, list(args) + list(extra))
+
+
+class _LoopID(ir.values.MDValue):
+    """A distinct, self-referential `!llvm.loop` node carrying loop hints."""
+
+    def descr(self, buf):
+        ops = [self.get_reference()] + [o.get_reference() for o in self.operands]
+        buf += ("distinct !{{ {0} }}".format(", ".join(ops)), "\n")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+
+def loop_hints(module: ir.Module, vectorize: bool = True, unroll: bool = True,
+               interleave: Optional[int] = None):
+    """Loop metadata: disable vectorisation and/or unrolling, fix the
+    interleave count (None: no metadata needed)."""
+    if vectorize and unroll and interleave is None:
+        return None
+    ops = []
+    if interleave is not None:
+        ops.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.interleave.count"),
+                                        ir.Constant(I32, interleave)]))
+    if not vectorize:
+        ops.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                        ir.Constant(I1, 0)]))
+    if not unroll:
+        ops.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")]))
+    return _LoopID(module, ops, name=str(len(module.metadata)))
+
+
+@contextlib.contextmanager
+def for_range(b: ir.IRBuilder, count: ir.Value, start: ir.Value = None,
+              name: str = "i", cold: bool = False,
+              interleave: Optional[int] = None, unroll: bool = True) -> Iterator[ir.Value]:
+    """`for (i = start; i < count; ++i) { <with body> }`; yields `i` (i64).
+
+    The body may create blocks of its own; the loop continues from whatever
+    block the builder is in when the `with` body ends. A `cold` loop is
+    neither vectorised nor unrolled (for rarely taken paths: less code);
+    `interleave=1` asks the vectoriser for one vector per iteration (no
+    interleaving, hence no epilogue loop) and `unroll=False` keeps the
+    scalar remainder compact: right for memory-bound maps.
+    """
+    fn = b.function
+    pre = b.block
+    header = fn.append_basic_block(f"{name}.head")
+    body = fn.append_basic_block(f"{name}.body")
+    end = fn.append_basic_block(f"{name}.end")
+    b.branch(header)
+    b.position_at_end(header)
+    idx = b.phi(I64, name=name)
+    idx.add_incoming(start if start is not None else i64(0), pre)
+    b.cbranch(b.icmp_signed("<", idx, count), body, end)
+    b.position_at_end(body)
+    yield idx
+    nxt = b.add(idx, i64(1), flags=("nsw", "nuw"))
+    idx.add_incoming(nxt, b.block)
+    latch = b.branch(header)
+    md = loop_hints(b.module, vectorize=False, unroll=False) if cold else \
+        loop_hints(b.module, interleave=interleave, unroll=unroll)
+    if md is not None:
+        latch.set_metadata("llvm.loop", md)
+    b.position_at_end(end)
+
+
+def product(b: ir.IRBuilder, values: Sequence[ir.Value]) -> ir.Value:
+    """The i64 product of `values` (constant-folded where static)."""
+    static = 1
+    dynamic: List[ir.Value] = []
+    for v in values:
+        c = const_int(v)
+        if c is None:
+            dynamic.append(v)
+        else:
+            static *= c
+    if static == 0:
+        return i64(0)
+    out = i64(static) if (static != 1 or not dynamic) else None
+    for v in dynamic:
+        out = v if out is None else b.mul(out, v)
+    return out
+
+
+def mul(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    cx, cy = const_int(x), const_int(y)
+    if cx is not None and cy is not None:
+        return i64(cx * cy)
+    if cx == 1:
+        return y
+    if cy == 1:
+        return x
+    if cx == 0 or cy == 0:
+        return i64(0)
+    return b.mul(x, y)
+
+
+def add(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    cx, cy = const_int(x), const_int(y)
+    if cx is not None and cy is not None:
+        return i64(cx + cy)
+    if cx == 0:
+        return y
+    if cy == 0:
+        return x
+    return b.add(x, y)
+
+
+def eq(b: ir.IRBuilder, x: ir.Value, y: ir.Value):
+    """i1 `x == y`, or a Python bool when both are constants."""
+    cx, cy = const_int(x), const_int(y)
+    if cx is not None and cy is not None:
+        return cx == cy
+    return b.icmp_signed("==", x, y)
+
+
+def and_all(b: ir.IRBuilder, conds) -> object:
+    """AND of i1 values and Python bools: a Python bool when all are static."""
+    out = True
+    for c in conds:
+        if c is True:
+            continue
+        if c is False:
+            return False
+        out = c if out is True else b.and_(out, c)
+    return out
+
+
+def smax(b: ir.IRBuilder, x, y):
+    return b.select(b.icmp_signed(">", x, y), x, y)
+
+
+def smin(b: ir.IRBuilder, x, y):
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def to_i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """Sign-extend an integer scalar to i64."""
+    if v.type.width == 64:
+        return v
+    if isinstance(v, ir.Constant):
+        return i64(v.constant)
+    return b.sext(v, I64)
+
+
+def opaque(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """The same i64 value, passed through an empty inline asm so that LLVM
+    cannot see where it comes from.
+
+    Used on broadcasting strides (`select(d == 1, 0, s)`): otherwise
+    InstCombine folds the select into the loop body and loop unswitching
+    clones each loop once per combination of broadcast operands (code size
+    and compile time explode). Costs one register move outside the loop.
+    """
+    if isinstance(v, ir.Constant):
+        return v
+    fnty = ir.FunctionType(v.type, [v.type])
+    return b.asm(fnty, "", "=r,0", [v], side_effect=False)
+
+
+def bool_const(value: bool) -> ir.Constant:
+    return ir.Constant(I1, int(bool(value)))

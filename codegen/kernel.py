@@ -1,0 +1,197 @@
+"""Calling a compiled kernel from Python (through ctypes, for now).
+
+`CompiledKernel.__call__` packs the inputs into the kernel's `args` frame,
+calls the native function (ctypes releases the GIL during the call), turns
+a non-zero status into `InvalidArgumentError`, and wraps each tensor output
+buffer as a NumPy array without copying. The buffer is freed exactly once,
+with the C library's `free` (the same library whose `malloc` native code
+used), when the array and all its views are gone.
+
+Frames (args/results/err buffers) are preallocated and pooled, so a call
+allocates nothing but its outputs, and concurrent calls from several
+threads each use their own frame.
+"""
+from __future__ import annotations
+
+import ctypes
+import weakref
+from typing import List, Sequence
+
+import numpy as np
+
+from tracer.errors import InvalidArgumentError
+from tracer.ir import Graph
+from tracer.types import format_shape
+
+from .errors import ERR_SLOTS, ErrorTable
+from .lowering import slot_count
+
+__all__ = ["CompiledKernel"]
+
+_libc = ctypes.CDLL(None)
+_free = _libc.free
+_free.argtypes = [ctypes.c_void_p]
+_free.restype = None
+_KERNEL_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_read_ptr = ctypes.c_void_p.from_address
+
+
+def _probe_data_offset() -> int:
+    """Offset of `data` in PyArrayObject (16 on regular 64-bit CPython), or -1."""
+    probe = np.zeros(3)
+    try:
+        if _read_ptr(id(probe) + 16).value == probe.ctypes.data:
+            return 16
+    except Exception:  # pragma: no cover - exotic interpreters
+        pass
+    return -1
+
+
+_DATA_OFFSET = _probe_data_offset()
+
+
+def _data_pointer(a: np.ndarray) -> int:
+    if _DATA_OFFSET >= 0:
+        return _read_ptr(id(a) + _DATA_OFFSET).value or 0
+    return a.ctypes.data
+
+
+class _Frame:
+    __slots__ = ("args", "args_addr", "res", "res_addr", "err", "err_addr", "views_in", "views_out")
+
+    def __init__(self, n_in: int, n_out: int):
+        self.args = np.zeros(max(n_in, 1), np.int64)
+        self.res = np.zeros(max(n_out, 1), np.int64)
+        self.err = np.zeros(ERR_SLOTS, np.int64)
+        self.args_addr = self.args.ctypes.data
+        self.res_addr = self.res.ctypes.data
+        self.err_addr = self.err.ctypes.data
+        self.views_in = _views(self.args)
+        self.views_out = _views(self.res)
+
+
+def _views(buf: np.ndarray) -> dict:
+    """Typed views of an i64 slot buffer, with the index scale of each dtype."""
+    return {
+        "bool": (buf.view(np.uint8), 8), "int32": (buf.view(np.int32), 2),
+        "int64": (buf, 1), "float32": (buf.view(np.float32), 2), "float64": (buf.view(np.float64), 1),
+    }
+
+
+def _wrap_output(ptr: int, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    count = 1
+    for d in shape:
+        count *= d
+    nbytes = count * dtype.itemsize
+    buf = (ctypes.c_char * max(nbytes, 1)).from_address(ptr)
+    weakref.finalize(buf, _free, ptr)
+    return np.frombuffer(buf, dtype, count=count).reshape(shape)
+
+
+class CompiledKernel:
+    """A graph compiled to native code; call it with one ndarray per input."""
+
+    def __init__(self, graph: Graph, jit_module, errors: ErrorTable, name: str, timings: dict):
+        self.graph = graph
+        self.name = name
+        self.timings = timings
+        self._jit = jit_module
+        self._errors = errors
+        self._in_types = [v.type for v in graph.inputs]
+        self._out_types = [v.type for v in graph.outputs]
+        self._in_names = [v.name_hint or f"input {i}" for i, v in enumerate(graph.inputs)]
+        self._n_in = slot_count(self._in_types)
+        self._n_out = slot_count(self._out_types)
+        self._cfunc = _KERNEL_TYPE(jit_module.address)
+        self._pool: List[_Frame] = []
+        self._in_plan = self._plan(self._in_types)
+        self._out_plan = self._plan(self._out_types)
+
+    @staticmethod
+    def _plan(types) -> list:
+        plan, slot = [], 0
+        for t in types:
+            plan.append((slot, t.dtype.name, t.dtype.np_dtype, t.shape))
+            slot += 1 if t.shape == () else 1 + len(t.shape)
+        return plan
+
+    # ------------------------------------------------------------ calling
+
+    def _coerce(self, i: int, a) -> np.ndarray:
+        slot, dname, npdt, shape = self._in_plan[i]
+        if not isinstance(a, np.ndarray):
+            a = np.asarray(a, dtype=npdt) if not hasattr(a, "dtype") else np.asarray(a)
+        if a.dtype != npdt:
+            raise InvalidArgumentError(
+                f"{self._in_names[i]} of {self.name}: expected a tensor of dtype {npdt}, got {a.dtype}")
+        if len(shape) != a.ndim or any(d is not None and d != s for d, s in zip(shape, a.shape)):
+            raise InvalidArgumentError(
+                f"{self._in_names[i]} of {self.name}: expected shape {format_shape(shape)}, "
+                f"got {format_shape(a.shape)}")
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
+        return a
+
+    def __call__(self, *inputs) -> List[np.ndarray]:
+        if len(inputs) != len(self._in_plan):
+            raise TypeError(f"{self.name} takes {len(self._in_plan)} inputs, got {len(inputs)}")
+        try:
+            frame = self._pool.pop()
+        except IndexError:
+            frame = _Frame(self._n_in, self._n_out)
+        keep = []
+        try:
+            args = frame.args
+            views = frame.views_in
+            for i, a in enumerate(inputs):
+                slot, dname, npdt, shape = self._in_plan[i]
+                if type(a) is not np.ndarray or a.dtype != npdt or a.ndim != len(shape) \
+                        or not a.flags.c_contiguous:
+                    a = self._coerce(i, a)
+                if not shape:
+                    view, scale = views[dname]
+                    view[slot * scale] = a
+                    continue
+                for k, d in enumerate(shape):
+                    if d is not None and a.shape[k] != d:
+                        a = self._coerce(i, a)
+                    args[slot + 1 + k] = a.shape[k]
+                args[slot] = _data_pointer(a)
+                keep.append(a)
+            rc = self._cfunc(frame.args_addr, frame.res_addr, frame.err_addr)
+            if rc != 0:
+                err = frame.err
+                raise self._errors.error(int(err[0]), [int(v) for v in err[1:ERR_SLOTS]])
+            return self._unpack(frame)
+        finally:
+            self._pool.append(frame)
+
+    def _unpack(self, frame: _Frame) -> List[np.ndarray]:
+        res = frame.res
+        views = frame.views_out
+        outs = []
+        for slot, dname, npdt, shape in self._out_plan:
+            if not shape:
+                view, scale = views[dname]
+                outs.append(np.array(view[slot * scale], dtype=npdt))
+                continue
+            dims = tuple(int(d) for d in res[slot + 1: slot + 1 + len(shape)])
+            outs.append(_wrap_output(int(res[slot]), dims, npdt))
+        return outs
+
+    # ------------------------------------------------------------ inspection
+
+    def llvm_ir(self, optimized: bool = False) -> str:
+        """The kernel's LLVM IR text, before or after optimisation."""
+        return self._jit.optimized_ir() if optimized else self._jit.ir_text
+
+    def asm(self) -> str:
+        """The kernel's native assembly text."""
+        return self._jit.asm()
+
+    @property
+    def symbol(self) -> str:
+        return self._jit.symbol
+
+    def __repr__(self) -> str:
+        return f"<CompiledKernel {self.name} ({self._jit.symbol})>"

@@ -1,0 +1,80 @@
+"""Heap buffers of compiled code: allocate (checked), free, copy.
+
+Native code allocates with the C library's `malloc` (resolved from the
+process by the JIT) and Python frees outputs with the same library's `free`.
+Every allocation asks for max(nbytes, 1) bytes, so an empty tensor still has
+a unique, freeable pointer. The byte count is computed with overflow checks
+and a failed allocation is reported as an InvalidArgumentError, never
+dereferenced.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from llvmlite import ir
+
+from tracer.types import DType
+
+from .irutil import declare, mul, product
+from .ltypes import I1, I64, PTR, VOID, Tensor, const_int, i64, mem_type
+
+__all__ = ["alloc", "free", "copy_tensor", "numel", "memcpy"]
+
+_OVF = ir.LiteralStructType([I64, I1])
+
+
+def _checked_mul(lw, x, y, ovf):
+    cx, cy = const_int(x), const_int(y)
+    if cx is not None and cy is not None:
+        return i64(cx * cy), ovf
+    fn = declare(lw.module, "llvm.umul.with.overflow.i64", _OVF, [I64, I64])
+    r = lw.b.call(fn, [x, y])
+    flag = lw.b.extract_value(r, 1)
+    return lw.b.extract_value(r, 0), (flag if ovf is None else lw.b.or_(ovf, flag))
+
+
+def numel(lw, dims: Sequence[ir.Value]) -> ir.Value:
+    """Number of elements of a tensor with these (valid) dims."""
+    return product(lw.b, dims)
+
+
+def alloc(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
+    """A fresh buffer for a C-contiguous tensor of `dtype` and `dims`.
+
+    `dims` must be non-negative; their product is checked for overflow.
+    """
+    b = lw.b
+    itemsize = dtype.itemsize
+    nbytes, ovf = i64(itemsize), None
+    for d in dims:
+        nbytes, ovf = _checked_mul(lw, nbytes, d, ovf)
+    if ovf is not None:
+        lw.fail_if(ovf, op, "{op}: the result's size overflows (a tensor of more than 2**64 bytes)")
+    c = const_int(nbytes)
+    if c is not None:
+        size = i64(max(c, 1))
+    else:
+        size = b.select(b.icmp_unsigned("<", nbytes, i64(1)), i64(1), nbytes)
+    malloc = declare(lw.module, "malloc", PTR, [I64])
+    ptr = b.call(malloc, [size])
+    lw.fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), op,
+               "{op}: failed to allocate {0} bytes for the result", [size])
+    return ptr
+
+
+def free(lw, ptr: ir.Value) -> None:
+    fn = declare(lw.module, "free", VOID, [PTR])
+    lw.b.call(fn, [ptr])
+
+
+def memcpy(lw, dst, src, nbytes) -> None:
+    fn = declare(lw.module, "llvm.memcpy.p0.p0.i64", VOID, [PTR, PTR, I64, I1])
+    lw.b.call(fn, [dst, src, nbytes, ir.Constant(I1, 0)])
+
+
+def copy_tensor(lw, op, t: Tensor) -> Tensor:
+    """A freshly allocated copy of `t` (same dims)."""
+    ptr = alloc(lw, op, t.dtype, t.dims)
+    nbytes = mul(lw.b, numel(lw, t.dims), i64(t.dtype.itemsize))
+    memcpy(lw, ptr, t.ptr, nbytes)
+    return Tensor(t.dtype, ptr, list(t.dims))

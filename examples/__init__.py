@@ -1,0 +1,1 @@
+"""Example programs: the benchmark kernels (`kernels`), the seed examples (`seeds`) and the demo."""

@@ -1,0 +1,200 @@
+"""`ConcreteFunction`: one trace of a function, compiled to native code."""
+from __future__ import annotations
+
+import threading
+from typing import Any, List, Optional
+
+import numpy as np
+
+from tracer import nest
+from tracer.errors import InvalidArgumentError
+from tracer.ir import Graph
+from tracer.types import as_dtype, format_shape, shape_compatible
+
+from .signature import bind_arguments, is_tensor_leaf
+from .spec import TensorSpec
+
+__all__ = ["ConcreteFunction"]
+
+
+class OutputSlot:
+    """Marks, in the output template, where the k-th kernel result goes."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+class ConcreteFunction:
+    """A traced, typed graph plus its native code (compiled on first use).
+
+    Call it with the tensor arguments only (the Python values it was traced
+    with are baked in), or with all arguments if the Python ones equal the
+    traced values.
+    """
+
+    def __init__(self, name: str, graph: Graph, signature, arg_leaves: List[Any], arg_treedef,
+                 output_template, output_treedef, boundscheck: bool = True):
+        self.name = name
+        self.graph = graph
+        self._signature = signature
+        self._arg_leaves = arg_leaves        # TensorSpec at tensor positions, Python values elsewhere
+        self._arg_treedef = arg_treedef
+        self._tensor_positions = [i for i, x in enumerate(arg_leaves) if isinstance(x, TensorSpec)]
+        self._input_specs = [arg_leaves[i] for i in self._tensor_positions]
+        self._output_template = output_template
+        self._output_treedef = output_treedef
+        self._boundscheck = boundscheck
+        self._kernel = None
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------------- inspection
+
+    @property
+    def structured_input_signature(self):
+        """(args, kwargs) with TensorSpecs for tensors and the traced Python values."""
+        params = nest.unflatten(self._arg_treedef, self._arg_leaves)
+        args, kwargs = [], {}
+        for p, value in zip(self._signature.parameters.values(), params):
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                args.append(value)
+            elif p.kind == p.VAR_POSITIONAL:
+                args.extend(value)
+            elif p.kind == p.KEYWORD_ONLY:
+                kwargs[p.name] = value
+            else:
+                kwargs.update(value)
+        return tuple(args), kwargs
+
+    @property
+    def kernel(self):
+        """The compiled native code (lowered, optimised and JIT-compiled on first use)."""
+        if self._kernel is None:
+            with self._lock:
+                if self._kernel is None:
+                    from codegen import compile_graph
+                    self._kernel = compile_graph(self.graph, boundscheck=self._boundscheck, name=self.name)
+        return self._kernel
+
+    def llvm_ir(self, optimized: bool = False) -> str:
+        """The LLVM IR text of this function, before or after optimisation."""
+        return self.kernel.llvm_ir(optimized=optimized)
+
+    def asm(self) -> str:
+        """The native assembly text of this function."""
+        return self.kernel.asm()
+
+    def __repr__(self) -> str:
+        args, kwargs = self.structured_input_signature
+        return f"<ConcreteFunction {self.name} args={args} kwargs={kwargs}>"
+
+    # ------------------------------------------------------------------- calling
+
+    def __call__(self, *args, **kwargs):
+        arrays = self._tensor_arguments(args, kwargs)
+        return self._run(arrays)
+
+    def _run(self, arrays: List[np.ndarray]):
+        results = self.kernel(*arrays)
+        from .tensor import Tensor
+        leaves = [Tensor._from_array(results[x.index]) if isinstance(x, OutputSlot) else x
+                  for x in self._output_template]
+        return nest.unflatten(self._output_treedef, leaves)
+
+    def _tensor_arguments(self, args, kwargs) -> List[np.ndarray]:
+        """The arrays to pass to the kernel, checked against the traced specs."""
+        given = self._match_all_arguments(args, kwargs)
+        if given is None:
+            given = self._match_tensor_arguments(args, kwargs)
+        return [self._check_input(k, x) for k, x in enumerate(given)]
+
+    def _match_all_arguments(self, args, kwargs) -> Optional[list]:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        leaves, treedef = nest.flatten(tuple(bound.arguments.values()))
+        if treedef != self._arg_treedef or len(leaves) != len(self._arg_leaves):
+            return None
+        out = []
+        for leaf, traced in zip(leaves, self._arg_leaves):
+            if isinstance(traced, TensorSpec):
+                out.append(leaf)
+            elif not _same_python_value(leaf, traced):
+                if len(args) + len(kwargs) == len(self._tensor_positions):
+                    return None  # maybe a tensors-only call; try that reading
+                raise InvalidArgumentError(
+                    f"{self.name} was traced with the Python value {traced!r} for this argument, "
+                    f"but was called with {leaf!r}; call the PolymorphicFunction to trace a new version")
+        return out
+
+    def _match_tensor_arguments(self, args, kwargs) -> list:
+        names = [self._tensor_name(k) for k in range(len(self._input_specs))]
+        n = len(self._input_specs)
+        if len(args) > n:
+            raise InvalidArgumentError(
+                f"{self.name} takes {n} tensor argument(s) ({', '.join(names)}), got {len(args)} positional")
+        given: List[Any] = list(args) + [_MISSING] * (n - len(args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise InvalidArgumentError(
+                    f"{self.name} got an unexpected keyword argument {key!r}; its tensor arguments are "
+                    f"{', '.join(names)}")
+            k = names.index(key)
+            if given[k] is not _MISSING:
+                raise InvalidArgumentError(f"{self.name} got multiple values for argument {key!r}")
+            given[k] = value
+        missing = [names[k] for k, v in enumerate(given) if v is _MISSING]
+        if missing:
+            raise InvalidArgumentError(f"{self.name} is missing tensor argument(s): {', '.join(missing)}")
+        return given
+
+    def _tensor_name(self, k: int) -> str:
+        return self.graph.inputs[k].name_hint or f"input_{k}"
+
+    def _check_input(self, k: int, x) -> np.ndarray:
+        spec = self._input_specs[k]
+        arr = getattr(x, "_array", None)
+        if arr is None:
+            if is_tensor_leaf(x):
+                arr = np.asarray(x)
+            else:
+                from tracer.convert import to_numpy
+                try:
+                    arr = to_numpy(x, spec.dtype)
+                except TypeError as e:
+                    raise InvalidArgumentError(
+                        f"cannot compute {self.name}: input #{k} (zero-based, '{self._tensor_name(k)}') "
+                        f"was expected to be a {spec.dtype.name} tensor: {e}") from None
+        try:
+            dtype = as_dtype(arr.dtype)
+        except TypeError:
+            dtype = None
+        if dtype is not spec.dtype:
+            got = dtype.name if dtype is not None else str(arr.dtype)
+            raise InvalidArgumentError(
+                f"cannot compute {self.name}: input #{k} (zero-based, '{self._tensor_name(k)}') was "
+                f"expected to be a {spec.dtype.name} tensor but is a {got} tensor")
+        if not shape_compatible(arr.shape, spec.shape):
+            raise InvalidArgumentError(
+                f"cannot compute {self.name}: input #{k} (zero-based, '{self._tensor_name(k)}') was "
+                f"expected to have shape {format_shape(spec.shape)} but has shape {format_shape(arr.shape)}")
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        return arr
+
+
+_MISSING = object()
+
+
+def _same_python_value(a, b) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False

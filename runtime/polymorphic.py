@@ -1,0 +1,362 @@
+"""`PolymorphicFunction` and the `function` decorator.
+
+A call binds its arguments, computes the cache key (runtime.signature) and
+runs the matching ConcreteFunction, tracing and compiling a new one on a
+miss. Under `input_signature` there is exactly one ConcreteFunction and the
+inputs are converted to the specs.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import weakref
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from tracer import nest
+from tracer.convert import is_python_number, to_numpy
+from tracer.tracing import GraphBuilder, current_builder, is_traced
+from tracer.types import TensorType, most_specific_common_shape
+
+from .concrete import ConcreteFunction, OutputSlot
+from .signature import OBJECT, TENSOR, bind_arguments, call_key, is_tensor_leaf, leaf_key
+from .spec import TensorSpec
+
+__all__ = ["PolymorphicFunction", "function"]
+
+log = logging.getLogger("autograph")
+
+
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, boundscheck=True):
+    """Compile `func` to native code, once per input signature.
+
+    Usable bare (`@ag.function`), with arguments (`@ag.function(autograph=False)`)
+    or as a call (`ag.function(f)`). Returns a PolymorphicFunction.
+    """
+    def decorate(f):
+        return PolymorphicFunction(f, input_signature=input_signature, autograph=autograph,
+                                   reduce_retracing=reduce_retracing, boundscheck=boundscheck)
+    if func is None:
+        return decorate
+    if not callable(func):
+        raise TypeError(f"ag.function expects a callable, got {type(func).__name__}")
+    return decorate(func)
+
+
+def _validate_input_signature(sig, fn_sig: inspect.Signature, name: str):
+    if not isinstance(sig, (list, tuple)):
+        raise TypeError(f"input_signature must be a list or tuple of ag.TensorSpec, got {type(sig).__name__}")
+    leaves, _ = nest.flatten(tuple(sig))
+    bad = [x for x in leaves if not isinstance(x, TensorSpec)]
+    if bad:
+        raise TypeError(f"input_signature must be a possibly nested sequence of ag.TensorSpec; got "
+                        f"{', '.join(repr(b) for b in bad)}; Python values cannot be part of an input_signature")
+    params = list(fn_sig.parameters.values())
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        raise TypeError(f"{name}: functions with **kwargs cannot have an input_signature")
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    if len(sig) < len(required) or (len(sig) > len(positional) and not has_varargs):
+        raise TypeError(f"{name}: input_signature has {len(sig)} TensorSpec(s) but the function takes "
+                        f"{len(positional)} positional argument(s) ({', '.join(p.name for p in positional)})")
+
+
+class PolymorphicFunction:
+    """A function compiled once per input signature; see `function`."""
+
+    _autograph_polymorphic = True
+
+    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
+                 boundscheck=True):
+        self._python_function = python_function
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing and input_signature is None
+        self._boundscheck = boundscheck
+        self._signature = inspect.signature(python_function)
+        self._name = getattr(python_function, "__name__", "function")
+        if self._name == "<lambda>":
+            self._name = "lambda"
+        self._input_signature = None
+        if input_signature is not None:
+            _validate_input_signature(input_signature, self._signature, self._name)
+            self._input_signature = tuple(input_signature)
+        self._cache: Dict[Any, ConcreteFunction] = {}
+        self._weak_objects: Dict[Any, List[weakref.ref]] = {}
+        self._relaxed: List[tuple] = []   # (treedef, template key, ConcreteFunction) under reduce_retracing
+        self._converted = None
+        self._instances = weakref.WeakKeyDictionary()
+        self.tracing_count = 0
+        functools.update_wrapper(self, python_function, updated=())
+
+    # ------------------------------------------------------------------ members
+
+    @property
+    def python_function(self):
+        """The original Python function."""
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        """The input_signature given, or None."""
+        return self._input_signature
+
+    def __repr__(self) -> str:
+        return f"<ag.function {self._name} ({self.tracing_count} traces)>"
+
+    def __get__(self, instance, owner=None):
+        # Each instance gets its own PolymorphicFunction: its own traces and captures.
+        if instance is None:
+            return self
+        try:
+            return self._instances[instance]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable instance: no per-instance cache possible
+            return self._bound_copy(instance)
+        bound = self._bound_copy(instance)
+        self._instances[instance] = bound
+        return bound
+
+    def _bound_copy(self, instance):
+        method = self._python_function.__get__(instance, type(instance))
+        signature = self._input_signature
+        return PolymorphicFunction(method, input_signature=signature, autograph=self._autograph,
+                                   reduce_retracing=self._reduce_retracing, boundscheck=self._boundscheck)
+
+    # ------------------------------------------------------------------ calling
+
+    def __call__(self, *args, **kwargs):
+        if current_builder() is not None:
+            # Called from inside another trace: inline into that trace.
+            return self._traceable()(*args, **kwargs)
+        cf, arrays = self._lookup(args, kwargs)
+        return cf._run(arrays)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The ConcreteFunction for these arguments (values, arrays or TensorSpecs); traces if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+        cf, _ = self._lookup(args, kwargs, specs_allowed=True)
+        return cf
+
+    def _lookup(self, args, kwargs, specs_allowed=False):
+        if self._input_signature is not None:
+            return self._lookup_signature(args, kwargs)
+        bound = bind_arguments(self._signature, args, kwargs)
+        leaves, treedef = nest.flatten(tuple(bound.arguments.values()))
+        key = call_key(leaves, treedef)
+        cf = self._cache.get(key)
+        if cf is not None and not self._stale(key):
+            return cf, _arrays(leaves)
+        if self._reduce_retracing:
+            cf = self._relaxed_match(leaves, treedef, key)
+            if cf is not None:
+                self._remember(key, cf, leaves)
+                return cf, _arrays(leaves)
+            types = self._relaxed_types(leaves, treedef, key)
+        else:
+            types = None
+        cf = self._trace(leaves, treedef, types)
+        self._remember(key, cf, leaves)
+        if self._reduce_retracing:
+            self._relaxed.append((treedef, key, cf))
+        return cf, _arrays(leaves)
+
+    def _lookup_signature(self, args, kwargs):
+        bound = bind_arguments(self._signature, args, kwargs)
+        values = tuple(bound.arguments.values())
+        sig = self._input_signature
+        positional = values[:len(sig)] if len(values) >= len(sig) else values
+        try:
+            leaves, treedef = nest.flatten(tuple(positional))
+            spec_leaves, spec_def = nest.flatten(tuple(sig))
+            if treedef != spec_def and not all(isinstance(v, TensorSpec) for v in leaves):
+                raise ValueError("structure")
+            arrays = []
+            for leaf, spec in zip(leaves, spec_leaves):
+                if isinstance(leaf, TensorSpec):
+                    if not (leaf.dtype is spec.dtype and _spec_fits(leaf.shape, spec.shape)):
+                        raise ValueError("spec")
+                    arrays.append(None)
+                    continue
+                arr = to_numpy(leaf, spec.dtype) if not is_tensor_leaf(leaf) else to_numpy(leaf)
+                if not spec.is_compatible_with(arr):
+                    raise ValueError("incompatible")
+                arrays.append(np.ascontiguousarray(arr))
+            if len(leaves) != len(spec_leaves):
+                raise ValueError("count")
+        except (TypeError, ValueError):
+            raise ValueError(_incompatible_message(values, sig)) from None
+        key = "signature"
+        cf = self._cache.get(key)
+        if cf is None:
+            rest = list(values[len(sig):])
+            cf = self._trace(list(spec_leaves) + rest, nest.flatten(tuple(sig) + tuple(rest))[1], None)
+            self._cache[key] = cf
+        return cf, arrays
+
+    def _stale(self, key) -> bool:
+        refs = self._weak_objects.get(key)
+        return bool(refs) and any(r() is None for r in refs)
+
+    def _remember(self, key, cf, leaves):
+        self._cache[key] = cf
+        objects = [x for x in leaves if leaf_key(x)[0] == OBJECT]
+        refs = []
+        for obj in objects:
+            try:
+                refs.append(weakref.ref(obj))
+            except TypeError:
+                pass  # not weak-referenceable: identity key kept for the function's life
+        if refs:
+            self._weak_objects[key] = refs
+
+    # --------------------------------------------------------- reduce_retracing
+
+    def _relaxed_match(self, leaves, treedef, key):
+        for tdef, tkey, cf in reversed(self._relaxed):
+            if tdef == treedef and _covers(tkey[1], key[1], cf):
+                return cf
+        return None
+
+    def _relaxed_types(self, leaves, treedef, key):
+        """Shapes generalised against earlier traces with the same structure."""
+        types = {}
+        for tdef, tkey, cf in self._relaxed:
+            if tdef != treedef:
+                continue
+            same_python = all(a == b for a, b in zip(tkey[1], key[1]) if a[0] != TENSOR or b[0] != TENSOR)
+            if not same_python:
+                continue
+            for i, (old, new) in enumerate(zip(tkey[1], key[1])):
+                if old[0] == TENSOR and new[0] == TENSOR and old[1] is new[1]:
+                    prev = types.get(i, cf._arg_leaves[i].shape)
+                    types[i] = most_specific_common_shape(prev, new[2])
+        return types or None
+
+    # ------------------------------------------------------------------ tracing
+
+    def _traceable(self):
+        """The function that is traced: converted by AutoGraph unless autograph=False."""
+        if not self._autograph:
+            return self._python_function
+        if self._converted is None:
+            from autograph.impl import convert
+            self._converted = convert(self._python_function)
+        return self._converted
+
+    def _trace(self, leaves, treedef, relaxed_shapes) -> ConcreteFunction:
+        fn = self._traceable()
+        names = _leaf_names(self._signature, treedef, leaves)
+        builder = GraphBuilder(self._name)
+        arg_leaves: List[Any] = []
+        with builder:
+            traced_leaves = []
+            for i, (leaf, name) in enumerate(zip(leaves, names)):
+                if is_tensor_leaf(leaf):
+                    spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_tensor(leaf)
+                    if relaxed_shapes and i in relaxed_shapes:
+                        spec = TensorSpec(relaxed_shapes[i], spec.dtype)
+                    spec = TensorSpec(spec.shape, spec.dtype, name)
+                    arg_leaves.append(spec)
+                    traced_leaves.append(builder.add_input(spec.type, name))
+                else:
+                    arg_leaves.append(leaf)
+                    traced_leaves.append(leaf)
+            values = nest.unflatten(treedef, traced_leaves)
+            bound = inspect.BoundArguments(self._signature, dict(zip(self._signature.parameters, values)))
+            self.tracing_count += 1
+            log.info("tracing %s (trace #%d) for %s", self._name, self.tracing_count,
+                     [str(a) for a in arg_leaves])
+            out = fn(*bound.args, **bound.kwargs)
+            out_leaves, out_def = nest.flatten(out)
+            template, outputs = [], []
+            for x in out_leaves:
+                if is_traced(x) or is_tensor_leaf(x) or is_python_number(x):
+                    template.append(OutputSlot(len(outputs)))
+                    outputs.append(builder.value_of(x))
+                else:
+                    template.append(x)
+            graph = builder.finish(outputs)
+        _verify(graph)
+        return ConcreteFunction(self._name, graph, self._signature, arg_leaves, treedef, template, out_def,
+                                boundscheck=self._boundscheck)
+
+
+def _verify(graph):
+    try:
+        from tracer.verifier import verify
+    except ImportError:  # the verifier is optional while the IR tools are being built
+        return
+    verify(graph)
+
+
+def _arrays(leaves) -> List[np.ndarray]:
+    out = []
+    for x in leaves:
+        if not is_tensor_leaf(x):
+            continue
+        arr = getattr(x, "_array", None)
+        if arr is None:
+            arr = np.asarray(x)
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        out.append(arr)
+    return out
+
+
+def _covers(traced_keys, new_keys, cf) -> bool:
+    for old, new in zip(traced_keys, new_keys):
+        if old[0] != new[0]:
+            return False
+        if old[0] == TENSOR:
+            continue
+        if old != new:
+            return False
+    specs = [x for x in cf._arg_leaves]
+    for spec, new in zip(specs, new_keys):
+        if new[0] == TENSOR and not (spec.dtype is new[1] and _spec_fits(new[2], spec.shape)):
+            return False
+    return True
+
+
+def _spec_fits(shape, spec_shape) -> bool:
+    from tracer.types import shape_compatible
+    return shape_compatible(shape, spec_shape) if shape is not None else spec_shape is None
+
+
+def _leaf_names(sig: inspect.Signature, treedef, leaves) -> List[str]:
+    """A valid identifier per leaf: the parameter name, with `_i` for nested leaves."""
+    names: List[str] = []
+    params = list(sig.parameters)
+    per_param = treedef[1] if treedef and treedef[0] is tuple else ()
+    for pname, sub in zip(params, per_param):
+        if sub is None:
+            names.append(pname)
+        else:
+            names.extend(f"{pname}_{j}" for j in range(_count(sub)))
+    if len(names) != len(leaves):
+        names = [f"arg{i}" for i in range(len(leaves))]
+    return names
+
+
+def _count(treedef) -> int:
+    if treedef is None:
+        return 1
+    if treedef[0] == "namedtuple":
+        return sum(_count(s) for s in treedef[2])
+    if treedef[0] == "dict":
+        return sum(_count(s) for s in treedef[3])
+    return sum(_count(s) for s in treedef[1])
+
+
+def _incompatible_message(values, sig) -> str:
+    def fmt(v):
+        return "\n".join("    " + line for line in repr(v).splitlines())
+    inputs = ",\n".join(fmt(v) for v in values)
+    specs = ",\n".join(fmt(s) for s in sig)
+    return (f"Python inputs incompatible with input_signature:\n  inputs: (\n{inputs})\n"
+            f"  input_signature: (\n{specs})")

@@ -1,0 +1,21 @@
+"""The public op functions: what `ag.*` exports and what tensor operators call.
+
+Each function normalises Python arguments (weak Python numbers, arrays,
+lists, axes, dtypes) and applies one op with `tracer.tracing.bind`, which
+records it while tracing or runs its NumPy reference eagerly; composite
+functions (`zeros_like`, `ag.nn.softmax`, ...) are compositions of these.
+The functions live in small modules by topic and are gathered here.
+"""
+from __future__ import annotations
+
+from . import ops  # noqa: F401  (registers every op)
+from .api_elementwise import *  # noqa: F401,F403
+from .api_elementwise import __all__ as _elementwise_all
+from .api_index import getitem
+from .api_reduce import *  # noqa: F401,F403
+from .api_reduce import __all__ as _reduce_all
+from .api_shapes import *  # noqa: F401,F403
+from .api_shapes import __all__ as _shapes_all
+from .tracing import is_traced
+
+__all__ = [*_elementwise_all, *_reduce_all, *_shapes_all, "getitem", "is_traced"]

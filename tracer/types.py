@@ -1,0 +1,196 @@
+"""DTypes and tensor types: the type system shared by every stage.
+
+A `DType` is a singleton per element type; `TensorType` pairs a dtype with a
+shape, where a shape is a tuple of ints and `None`s (unknown dimensions) or
+`None` itself (unknown rank).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple, Union
+
+import numpy as np
+
+__all__ = [
+    "DType", "bool_", "int32", "int64", "float32", "float64", "string",
+    "ALL_DTYPES", "as_dtype", "TensorType", "Shape", "format_shape",
+    "shape_compatible", "most_specific_common_shape",
+]
+
+
+class DType:
+    """An element type. Compare with `is` or `==`; each dtype exists once."""
+
+    __slots__ = ("name", "np_dtype", "short")
+
+    def __init__(self, name: str, np_dtype, short: str):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+        self.short = short
+
+    @property
+    def is_floating(self) -> bool:
+        return self.name in ("float32", "float64")
+
+    @property
+    def is_integer(self) -> bool:
+        return self.name in ("int32", "int64")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "bool"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.is_floating or self.is_integer
+
+    @property
+    def itemsize(self) -> int:
+        return self.np_dtype.itemsize
+
+    @property
+    def min(self):
+        return np.iinfo(self.np_dtype).min if self.is_integer else -np.inf
+
+    @property
+    def max(self):
+        return np.iinfo(self.np_dtype).max if self.is_integer else np.inf
+
+    def __repr__(self) -> str:
+        return f"ag.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+bool_ = DType("bool", np.bool_, "b")
+int32 = DType("int32", np.int32, "i32")
+int64 = DType("int64", np.int64, "i64")
+float32 = DType("float32", np.float32, "f32")
+float64 = DType("float64", np.float64, "f64")
+string = DType("string", np.object_, "str")
+
+ALL_DTYPES = (bool_, int32, int64, float32, float64, string)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME["bool_"] = bool_
+_BY_NUMPY = {d.np_dtype: d for d in ALL_DTYPES if d is not string}
+
+
+def as_dtype(value) -> DType:
+    """Convert a DType, dtype name, NumPy dtype or Python type to a `DType`.
+
+    Raises TypeError naming the value when it has no autograph dtype.
+    """
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        if value in _BY_NAME:
+            return _BY_NAME[value]
+        raise TypeError(f"unknown dtype name {value!r}; expected one of "
+                        f"{', '.join(d.name for d in ALL_DTYPES)}")
+    if value is bool:
+        return bool_
+    if value is int:
+        return int32
+    if value is float:
+        return float32
+    if value is str or value is bytes:
+        return string
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"cannot interpret {value!r} as an autograph dtype") from None
+    if npd.kind in ("U", "S", "O"):
+        return string
+    if npd in _BY_NUMPY:
+        return _BY_NUMPY[npd]
+    raise TypeError(f"NumPy dtype {npd} is not supported; expected one of "
+                    f"{', '.join(d.name for d in ALL_DTYPES)}")
+
+
+Shape = Optional[Tuple[Optional[int], ...]]
+
+
+def format_shape(shape: Shape) -> str:
+    """`[None, 3]`-style text, `[*]` for unknown rank, `[]` for a scalar."""
+    if shape is None:
+        return "[*]"
+    return "[" + ",".join("None" if d is None else str(d) for d in shape) + "]"
+
+
+def shape_compatible(actual: Shape, expected: Shape) -> bool:
+    """True when a concrete-or-partial `actual` shape fits the `expected` one."""
+    if expected is None:
+        return True
+    if actual is None:
+        return False
+    if len(actual) != len(expected):
+        return False
+    return all(e is None or a == e for a, e in zip(actual, expected))
+
+
+def most_specific_common_shape(a: Shape, b: Shape) -> Shape:
+    """The most specific shape covering both: `None` where dims differ."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    """The type of an IR value: a dtype and a (possibly partial) shape."""
+
+    dtype: DType
+    shape: Shape = ()
+
+    def __post_init__(self):
+        if self.shape is not None:
+            object.__setattr__(self, "shape", tuple(None if d is None else int(d) for d in self.shape))
+
+    @property
+    def rank(self) -> Optional[int]:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.shape == ()
+
+    @property
+    def is_fully_static(self) -> bool:
+        return self.shape is not None and all(d is not None for d in self.shape)
+
+    def __str__(self) -> str:
+        return f"{self.dtype.name}{format_shape(self.shape)}"
+
+    def __repr__(self) -> str:
+        return f"TensorType({self})"
+
+
+def parse_tensor_type(text: str) -> TensorType:
+    """Read `float32[None,3]`, `int64[]` or `bool[*]` back into a `TensorType`."""
+    text = text.strip()
+    if not text.endswith("]") or "[" not in text:
+        raise ValueError(f"expected a tensor type like 'float32[None,3]', got {text!r}")
+    name, dims = text[:-1].split("[", 1)
+    dtype = as_dtype(name.strip())
+    dims = dims.strip()
+    if dims == "*":
+        return TensorType(dtype, None)
+    if not dims:
+        return TensorType(dtype, ())
+    shape = []
+    for d in dims.split(","):
+        d = d.strip()
+        if d in ("None", "?"):
+            shape.append(None)
+        else:
+            try:
+                shape.append(int(d))
+            except ValueError:
+                raise ValueError(f"bad dimension {d!r} in tensor type {text!r}") from None
+            if shape[-1] < 0:
+                raise ValueError(f"negative dimension {d} in tensor type {text!r}")
+    return TensorType(dtype, tuple(shape))
