@@ -42,7 +42,7 @@ examples:
   autograph converted examples/kernels.py:branchy_sum
   autograph ir        examples/kernels.py:collatz_total --sig "int64[]"
   autograph llvm-opt  examples/kernels.py:mean_square --sig "float32[None], float32[None]"
-  autograph asm       examples.kernels:mandelbrot_total --sig "float64[400], float64[300], 100" --time
+  autograph asm       examples.kernels:mandelbrot_total --sig "float64[40], float64[30], 100" --time
   autograph cache clear
 """
 
@@ -173,6 +173,8 @@ class _Timer:
             lines.append(f"  {name:<14} {shown}  {what}")
         total = sum(r[1] for r in self.rows if r[1] is not None)
         lines.append(f"  {'total':<14} {total * 1e3:10.2f} ms")
+        lines.append("  (each row times one public call; work the library does lazily, such as\n"
+                     "   compiling to LLVM, shows in the first call that needs it)")
         return "\n".join(lines)
 
 
@@ -231,59 +233,51 @@ def _run_stage(args: argparse.Namespace) -> int:
     except TargetImportError as exc:
         return _library_error(exc, args.traceback, exc.exc)
 
-    pyfunc = _python_function(obj)
-    out = sys.stdout
     try:
-        if stage == "source":
-            text = timer.run("source", "inspect.getsource", lambda: inspect.getsource(pyfunc))
-            _emit(out, text)
-            if args.time:
-                print(timer.report(), file=out)
-            return 0
-
-        import autograph as ag
-
-        if not hasattr(ag, "function"):
-            return _library_error(RuntimeError("autograph.function is not available "
-                                               "in this build of the library"), False)
-        index = STAGES.index(stage)
-        if stage == "converted":
-            _emit(out, timer.run("convert", "ag.to_code", lambda: ag.to_code(pyfunc)))
-            if args.time:
-                print(timer.report(), file=out)
-            return 0
-        if args.time:
-            # Informative only: a function traced with autograph=False needs no conversion.
-            try:
-                timer.run("convert", "ag.to_code", lambda: ag.to_code(pyfunc))
-            except Exception as exc:
-                timer.rows.append(("convert", None, f"ag.to_code failed: {type(exc).__name__}"))
-        call_args, call_kwargs = _call_arguments(ag, parsed, obj, pyfunc, args.target, stage)
-        f = obj if getattr(obj, "_autograph_polymorphic", False) else \
-            timer.run("wrap", "ag.function", lambda: ag.function(obj))
-        cf = timer.run("trace+compile", "f.get_concrete_function",
-                       lambda: f.get_concrete_function(*call_args, **call_kwargs))
-        result = None
-        if stage == "ir":
-            result = str(cf.graph)
-        steps = [("llvm", "cf.llvm_ir(optimized=False)", lambda: cf.llvm_ir(optimized=False)),
-                 ("llvm-opt", "cf.llvm_ir(optimized=True)", lambda: cf.llvm_ir(optimized=True)),
-                 ("asm", "cf.asm()", lambda: cf.asm())]
-        for name, what, fn in steps:
-            if STAGES.index(name) > index:
-                break
-            if name == stage:
-                result = timer.run(name, what, fn)
-            elif args.time:
-                timer.run(name, what, fn)
+        text = _stage_output(args, stage, obj, parsed, timer)
     except _UsageError:
         raise
     except Exception as exc:  # the library's own error: message only
         return _library_error(exc, args.traceback)
-    _emit(out, result)
+    _emit(sys.stdout, text)
     if args.time:
-        print(timer.report(), file=out)
+        _emit(sys.stdout, timer.report())
     return 0
+
+
+def _stage_output(args: argparse.Namespace, stage: str, obj: Any, parsed: Any,
+                  timer: _Timer) -> str:
+    """The text of `stage` for `obj`; with --time, also runs (and times) the steps before it."""
+    pyfunc = _python_function(obj)
+    if stage == "source":
+        return timer.run("source", "inspect.getsource", lambda: inspect.getsource(pyfunc))
+
+    import autograph as ag
+
+    if stage == "converted":
+        return timer.run("convert", "ag.to_code", lambda: ag.to_code(pyfunc))
+    if args.time:
+        # Informative only: a function traced with autograph=False needs no conversion.
+        try:
+            timer.run("convert", "ag.to_code", lambda: ag.to_code(pyfunc))
+        except Exception as exc:
+            timer.rows.append(("convert", None, f"ag.to_code failed: {type(exc).__name__}"))
+    call_args, call_kwargs = _call_arguments(ag, parsed, obj, pyfunc, args.target, stage)
+    f = obj if getattr(obj, "_autograph_polymorphic", False) else \
+        timer.run("wrap", "ag.function", lambda: ag.function(obj))
+    cf = timer.run("trace", "f.get_concrete_function",
+                   lambda: f.get_concrete_function(*call_args, **call_kwargs))
+    if stage == "ir":
+        return str(cf.graph)
+    steps = [("llvm", "cf.llvm_ir(optimized=False)", lambda: cf.llvm_ir(optimized=False)),
+             ("llvm-opt", "cf.llvm_ir(optimized=True)", lambda: cf.llvm_ir(optimized=True)),
+             ("asm", "cf.asm()", lambda: cf.asm())]
+    for name, what, fn in steps:
+        if name == stage:
+            return timer.run(name, what, fn)
+        if args.time:
+            timer.run(name, what, fn)
+    raise AssertionError(f"unknown stage {stage}")  # argparse restricts the choices
 
 
 def _call_arguments(ag: Any, parsed: Any, obj: Any, pyfunc: Any, target: str,

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import __future__
 import ast
+import functools
+import logging
 import threading
+import time
 import types
 import weakref
 from typing import Any, Callable, Optional
@@ -24,6 +27,7 @@ _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 
+_log = logging.getLogger("autograph")
 _LOCK = threading.RLock()
 # code object of a user function -> _Conversion (weak: dies with the function).
 _CACHE: "weakref.WeakKeyDictionary[types.CodeType, _Conversion]" = weakref.WeakKeyDictionary()
@@ -91,6 +95,7 @@ def _convert_code(fn: types.FunctionType) -> _Conversion:
     from .converter import parsing
 
     code = fn.__code__
+    start = time.perf_counter()
     node, filename = parsing.parse_function(fn)
     node = converter.convert_node(node, filename, fn.__qualname__)
     module, fn_ast = _factory_module(node, code.co_freevars, filename)
@@ -101,6 +106,10 @@ def _convert_code(fn: types.FunctionType) -> _Conversion:
     exec(compiled, namespace)
     new_code = namespace[_FACTORY_NAME]().__code__
     _register_codes(new_code)
+    if _log.isEnabledFor(logging.INFO):
+        _log.info("converted %s (%s:%d) in %.1f ms", fn.__qualname__, filename,
+                  code.co_firstlineno, (time.perf_counter() - start) * 1e3)
+        _log.debug("converted source of %s:\n%s", fn.__qualname__, source)
     return _Conversion(new_code, source)
 
 
@@ -155,8 +164,6 @@ def do_not_convert(fn: Optional[Callable] = None):
         setattr(target, _DO_NOT_CONVERT_ATTR, True)
         return fn
     except (AttributeError, TypeError):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             return fn(*args, **kwargs)
@@ -165,7 +172,7 @@ def do_not_convert(fn: Optional[Callable] = None):
 
 
 def convert(fn: Callable) -> Callable:
-    """The converted version of `fn` (a function, lambda, or bound method).
+    """The converted version of `fn` (a function, lambda, method, callable object or partial).
 
     Control flow of the result goes through the `ag__` operators; it behaves
     like `fn` for Python values and stages compiled control flow for traced
@@ -179,9 +186,15 @@ def convert(fn: Callable) -> Callable:
     if isinstance(fn, types.MethodType):
         func = convert(fn.__func__)
         return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)
+    if isinstance(fn, functools.partial):
+        return functools.partial(convert(fn.func), *fn.args, **fn.keywords)
     if not isinstance(fn, types.FunctionType):
-        raise TypeError(f"autograph can only convert Python functions, lambdas and methods; "
-                        f"got {fn!r} of type {type(fn).__name__}")
+        call = getattr(type(fn), "__call__", None)
+        if isinstance(call, types.FunctionType) and not isinstance(fn, type):
+            # A callable object: convert its class's __call__, bound to it.
+            return types.MethodType(convert(call), fn)
+        raise TypeError(f"autograph can only convert Python functions, lambdas, methods and "
+                        f"callable objects; got {fn!r} of type {type(fn).__name__}")
     if is_do_not_convert(fn) or is_converted(fn):
         return fn
     return _instantiate(_conversion_for(fn), fn)

@@ -11,7 +11,17 @@ like `x**2*3 + y` is one loop with no temporaries.
 
 When every leaf has exactly the result's dims (known statically or checked
 at run time) the loop is a flat 1-D loop that LLVM vectorises; otherwise a
-nest with per-leaf strides (0 along broadcast dimensions).
+nest with per-leaf strides (0 along broadcast dimensions). A nest chosen
+statically (e.g. `[m, n] + [n]`) is vectorised too; the nest that only
+backs up a run-time shape check is kept scalar and compact. Map loops ask
+for one vector per iteration and no unrolling: they are memory bound, and
+that keeps compile time low.
+
+Fused evaluation note: a fused op is evaluated per element of its
+consumer, so under broadcasting it may run more than once per element of
+its own result (it is pure, so results are the same), and a fault it would
+raise for elements its consumer never visits (an empty consumer) is not
+raised.
 """
 from __future__ import annotations
 
@@ -30,7 +40,7 @@ from .ltypes import Tensor, const_int, i64, load_elem, store_elem
 from .scalar import SCALAR
 
 __all__ = ["Fused", "broadcast_dims", "leaves_of", "evaluate", "strided_nest",
-           "leaf_strides", "contiguous_strides", "same_shape", "materialize", "as_node"]
+           "leaf_strides", "contiguous_strides", "same_shape", "materialize"]
 
 
 @dataclass(slots=True, eq=False)
@@ -155,12 +165,20 @@ def leaf_strides(b: ir.IRBuilder, leaf: Tensor, dims: Sequence[ir.Value]) -> Lis
 
 
 def same_shape(b: ir.IRBuilder, leaves: Sequence[Tensor], dims: Sequence[ir.Value]):
-    """Python bool or i1: every leaf has exactly `dims`."""
+    """Python bool or i1: every leaf has exactly `dims`.
+
+    A leaf with a static 1 where the domain's dim is unknown counts as a
+    mismatch (it is broadcast unless that dim is 1, which the nest handles
+    too): the broadcasting nest is then the only loop emitted.
+    """
     conds = []
     for t in leaves:
         if t.rank != len(dims):
             return False
-        conds.extend(eq(b, x, y) for x, y in zip(t.dims, dims))
+        for x, y in zip(t.dims, dims):
+            if const_int(x) == 1 and const_int(y) != 1:
+                return False
+            conds.append(eq(b, x, y))
     return and_all(b, conds)
 
 
@@ -219,10 +237,6 @@ def for_each_point(lw, dims: Sequence[ir.Value], leaves: Sequence[Tensor],
                 flat_loop()
             with otherwise:
                 nest_loop(cold=True)
-
-
-def as_node(x):
-    return x
 
 
 def materialize(lw, op: Op, node) -> Tensor:

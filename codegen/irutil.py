@@ -203,6 +203,3 @@ def opaque(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     fnty = ir.FunctionType(v.type, [v.type])
     return b.asm(fnty, "", "=r,0", [v], side_effect=False)
 
-
-def bool_const(value: bool) -> ir.Constant:
-    return ir.Constant(I1, int(bool(value)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from typing import List, Sequence
+from typing import List
 
 import numpy as np
 
@@ -121,6 +121,8 @@ class CompiledKernel:
         slot, dname, npdt, shape = self._in_plan[i]
         if not isinstance(a, np.ndarray):
             a = np.asarray(a, dtype=npdt) if not hasattr(a, "dtype") else np.asarray(a)
+        if a.dtype != npdt and a.dtype.newbyteorder("=") == npdt:
+            a = a.astype(npdt)          # same dtype, other byte order
         if a.dtype != npdt:
             raise InvalidArgumentError(
                 f"{self._in_names[i]} of {self.name}: expected a tensor of dtype {npdt}, got {a.dtype}")
@@ -128,8 +130,8 @@ class CompiledKernel:
             raise InvalidArgumentError(
                 f"{self._in_names[i]} of {self.name}: expected shape {format_shape(shape)}, "
                 f"got {format_shape(a.shape)}")
-        if not a.flags.c_contiguous:
-            a = np.ascontiguousarray(a)
+        if not (a.flags.c_contiguous and a.flags.aligned):
+            a = np.array(a, order="C")     # a fresh, aligned, C-contiguous copy
         return a
 
     def __call__(self, *inputs) -> List[np.ndarray]:
@@ -145,9 +147,12 @@ class CompiledKernel:
             views = frame.views_in
             for i, a in enumerate(inputs):
                 slot, dname, npdt, shape = self._in_plan[i]
-                if type(a) is not np.ndarray or a.dtype != npdt or a.ndim != len(shape) \
-                        or not a.flags.c_contiguous:
+                if type(a) is not np.ndarray or a.dtype != npdt or a.ndim != len(shape):
                     a = self._coerce(i, a)
+                elif shape:
+                    fl = a.flags
+                    if not (fl.c_contiguous and fl.aligned):
+                        a = self._coerce(i, a)
                 if not shape:
                     view, scale = views[dname]
                     view[slot * scale] = a

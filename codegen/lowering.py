@@ -27,8 +27,7 @@ from tracer.ir import Block, Graph, Op, Value
 
 from . import memory
 from .errors import ErrorTable
-from .ltypes import (I1, I8, I32, I64, PTR, Tensor, check_supported, const_int, i64,
-                     mem_type, reg_type)
+from .ltypes import I1, I8, I32, I64, PTR, Tensor, check_supported, i64, mem_type
 from .plan import BlockPlan, plan_block
 
 __all__ = ["register", "LOWERINGS", "FUSABLE", "FUSES_INTO", "Lowerer", "lower_graph"]
@@ -110,8 +109,11 @@ class Lowerer:
 
         `template` may use `{op}` (the op's name) and `{0}`..`{6}` (the
         runtime `values`: integers of any width, or floats, shown as the
-        NumPy scalar of their type); with
-        `literal` it is the exact message.
+        NumPy scalar of their type); with `literal` it is the exact message.
+
+        The error path returns at once: buffers allocated so far by this call
+        are leaked (acceptable for now; faults are exceptional), never freed
+        twice or read.
         """
         if bad is False:
             return
@@ -120,8 +122,7 @@ class Lowerer:
             template = template.replace("{", "{{").replace("}", "}}")
         else:
             template = template.replace("{op}", op.name if op is not None else "kernel")
-        kinds = [("f32" if v.type == ir.FloatType() else "f64") if isinstance(v.type, (ir.FloatType, ir.DoubleType))
-                 else "i" for v in values]
+        kinds = [_value_kind(v) for v in values]
         sid = self.errors.add(template, op.loc if op is not None else None, kinds)
         err_bb = self.fn.append_basic_block("error")
         ok_bb = self.fn.append_basic_block("ok")
@@ -283,6 +284,14 @@ class Lowerer:
         self._pack_outputs(outs)
         self.b.ret(ir.Constant(I32, 0))
         return self.module
+
+
+def _value_kind(v: ir.Value) -> str:
+    if isinstance(v.type, ir.FloatType):
+        return "f32"
+    if isinstance(v.type, ir.DoubleType):
+        return "f64"
+    return "i"
 
 
 def slot_count(types) -> int:

@@ -11,7 +11,7 @@ element types on `load`/`gep`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 from llvmlite import ir
 
@@ -71,9 +71,6 @@ def i64(value: int) -> ir.Constant:
     return ir.Constant(I64, int(value))
 
 
-def is_const(v) -> bool:
-    return isinstance(v, ir.Constant)
-
 
 def const_int(v) -> Optional[int]:
     """The Python int of an integer `ir.Constant`, else None."""
@@ -116,7 +113,3 @@ class Tensor:
     def static_shape(self) -> Tuple[Optional[int], ...]:
         return tuple(const_int(d) for d in self.dims)
 
-
-def static_dims(shape: Sequence[Optional[int]]) -> List[Optional[ir.Value]]:
-    """Constant dims for the static entries of `shape` (None where unknown)."""
-    return [None if d is None else i64(d) for d in shape]

@@ -5,7 +5,8 @@ process by the JIT) and Python frees outputs with the same library's `free`.
 Every allocation asks for max(nbytes, 1) bytes, so an empty tensor still has
 a unique, freeable pointer. The byte count is computed with overflow checks
 and a failed allocation is reported as an InvalidArgumentError, never
-dereferenced.
+dereferenced. (LLVM may merge `malloc` + zero fill into `calloc`: the same
+allocator, freed with the same `free`.)
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from llvmlite import ir
 from tracer.types import DType
 
 from .irutil import declare, mul, product
-from .ltypes import I1, I64, PTR, VOID, Tensor, const_int, i64, mem_type
+from .ltypes import I1, I64, PTR, VOID, Tensor, const_int, i64
 
 __all__ = ["alloc", "free", "copy_tensor", "numel", "memcpy"]
 

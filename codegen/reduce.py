@@ -167,7 +167,8 @@ def lower_reduce(lw, op: Op, args: list) -> list:
 def _mean(lw, op, dtype, total, count):
     b = lw.b
     if dtype.is_floating:
-        return b.fdiv(total, b.sitofp(count, reg_type(dtype)))
+        return b.fdiv(total, b.sitofp(count, reg_type(dtype)))   # 0/0 is NaN, as NumPy
+    # Only a mean actually computed fails (an empty result computes none).
     lw.fail_if(b.icmp_signed("==", count, i64(0)), op,
                "{op}: the mean of an empty integer tensor is undefined")
     if total.type.width == 64:

@@ -20,6 +20,7 @@ from llvmlite import ir
 
 from tracer.ir import Op
 
+from . import mathfns
 from .irutil import declare, intrinsic
 from .ltypes import I1, reg_type
 
@@ -306,8 +307,13 @@ def _square(lw, op, args):
     return lw.b.fmul(x, x) if _in(op).is_floating else lw.b.mul(x, x)
 
 
-_INTRINSIC_UNARY = {"sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos",
+_INTRINSIC_UNARY = {"sqrt": "sqrt", "log": "log", "sin": "sin", "cos": "cos",
                     "tan": "tan", "tanh": "tanh"}
+
+
+@scalar_op("exp")
+def _exp(lw, op, args):
+    return mathfns.exp(lw.b, args[0])     # vectorisable, unlike llvm.exp (a libm call)
 
 
 @scalar_op(*_INTRINSIC_UNARY)
@@ -322,7 +328,7 @@ def _sigmoid(lw, op, args):
     (x,) = args
     b = lw.b
     one = _fconst(x.type, 1.0)
-    e = intrinsic(b, "exp", [b.fneg(intrinsic(b, "fabs", [x]))])
+    e = mathfns.exp(b, b.fneg(intrinsic(b, "fabs", [x])))
     num = b.select(b.fcmp_ordered(">=", x, _fconst(x.type, 0.0)), one, e)
     return b.fdiv(num, b.fadd(one, e))
 

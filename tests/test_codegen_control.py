@@ -184,3 +184,19 @@ def test_branchy_boundscheck_flag(boundscheck):
     g, k = compile_fn(branchy, T("float64", (None,)), boundscheck=boundscheck)
     x = np.linspace(-1, 1, 11)
     run_both(g, k, [x], rtol=1e-12)
+
+
+def test_cond_inside_while_and_while_inside_cond():
+    def f(x, n):
+        def body(i, v):
+            v2 = cond(api.equal(api.mod(i, 2), 0), lambda: v, lambda: api.multiply(v, 2.0))
+            return api.add(i, 1), v2
+
+        def looped():
+            return while_loop(lambda i, v: api.less(i, n), body, (np.int32(0), x))[1]
+        return cond(api.greater(n, 2), looped, lambda: api.negative(x))
+    g, k = compile_fn(f, T("float64", (None,)), T("int32"))
+    x = np.arange(4.0)
+    for n in (0, 3, 6):
+        run_both(g, k, [x, np.int32(n)])
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]

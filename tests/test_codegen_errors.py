@@ -178,3 +178,11 @@ def test_wrong_inputs_are_rejected_in_python():
         k()
     (out,) = k(np.zeros((3, 6), np.float32)[:, ::2])     # non-contiguous: copied first
     assert out.shape == (3, 3)
+
+
+def test_empty_integer_mean_only_fails_when_a_mean_is_computed():
+    g, k = compile_fn(lambda x: api.reduce_mean(x, axis=1), T("int32", (None, None)))
+    _check_error(g, k, [np.zeros((2, 0), np.int32)], "the mean of an empty integer tensor is undefined")
+    for shape in [(0, 0), (0, 3)]:
+        (out,) = k(np.zeros(shape, np.int32))
+        assert out.shape == (0,)

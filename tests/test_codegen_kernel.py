@@ -138,3 +138,34 @@ def test_outputs_are_writable_and_contiguous():
     assert out.flags.c_contiguous and out.flags.writeable
     out += 1
     assert out.tolist() == [[2, 2, 2], [2, 2, 2]]
+
+
+def test_unsupported_types_raise_not_implemented():
+    import pytest
+    from codegen import compile_graph
+    from codegen_support import build
+    g = build(lambda x: api.add(x, 1.0), T("float32", None))
+    with pytest.raises(NotImplementedError, match="unknown rank"):
+        compile_graph(g)
+    g = build(lambda s: api.equal(s, s), T("string", ()))
+    with pytest.raises(NotImplementedError, match="dtype string"):
+        compile_graph(g)
+
+
+def test_graph_without_inputs_or_outputs():
+    from codegen import compile_graph
+    from tracer.tracing import GraphBuilder
+    with GraphBuilder("empty") as b:
+        g = b.finish([])
+    assert compile_graph(g)() == []
+
+
+def test_inputs_in_other_byte_order_or_unaligned_are_converted():
+    g, k = compile_fn(lambda x: api.multiply(x, 2.0), T("float64", (None,)))
+    x = np.arange(5.0).astype(">f8")
+    assert k(x)[0].tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    raw = np.zeros(8 * 5 + 1, np.uint8)
+    un = raw[1:].view(np.float64)
+    un[:] = np.arange(5.0)
+    assert not un.flags.aligned
+    assert k(un)[0].tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]

@@ -9,7 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen_support import T, assert_same, compile_fn
-from tracer import api
 from tracer.errors import InvalidArgumentError
 from tracer.interpreter import run_graph
 

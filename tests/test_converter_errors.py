@@ -2,7 +2,6 @@
 construct or variable and point at the user's file and line."""
 from __future__ import annotations
 
-import sys
 import traceback
 import warnings
 

@@ -503,3 +503,34 @@ class _Child(_Base):
 def test_zero_argument_super_in_a_branch():
     c = _Child()
     assert [impl.convert(c.f)(v) for v in (1, 5)] == [c.f(1), c.f(5)]
+
+
+def test_convert_callable_objects_and_partials():
+    c = Counter(4)
+    assert impl.convert(c)(10) == c(10) and impl.convert(c)(1) == c(1)
+    p = functools.partial(defaults, 1, c=10)
+    assert impl.convert(p)(2) == p(2)
+
+
+def test_del_of_a_branch_variable():
+    def f(c):
+        x = 1
+        if c:
+            del x
+        return x  # UnboundLocalError when c
+
+    same(f, 0)
+    with pytest.raises(UnboundLocalError, match="'x'"):
+        impl.convert(f)(1)
+
+
+def test_del_of_a_parameter_in_a_loop():
+    def f(x, n):
+        for i in range(n):
+            if i == 1:
+                del x
+                x = i * 10
+        return x
+
+    for n in (0, 1, 3):
+        same(f, 5, n)

@@ -401,3 +401,46 @@ def test_early_return_of_arrays_and_from_nested_loops():
     g = np.arange(12, dtype=np.int32).reshape(3, 4)
     for t in (0, 6, 11, 99):
         assert run(graph, g, np.int32(t)) == find_in_grid(g, t)
+
+
+# ------------------------------------------------ property-based differential
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_GRAPHS = {}
+
+
+def _graph(fn, *specs):
+    key = (fn, specs)
+    if key not in _GRAPHS:
+        _GRAPHS[key] = trace(fn, *specs)
+    return _GRAPHS[key]
+
+
+def mixed_control_flow(x, t):
+    s = 0
+    i = 0
+    while i < len(x):
+        v = x[i]
+        i += 1
+        if v == t:
+            break
+        if v % 2 == 0 and v > t or v < -5:
+            continue
+        s += v if v > 0 else -v
+    for j in range(i):
+        if x[j] > 3:
+            return s * 100 + j
+    return s
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-10, 10), max_size=8), st.integers(-10, 10))
+def test_compiled_control_flow_matches_python(xs, t):
+    x = np.array(xs, dtype=np.int32)
+    graph = _graph(mixed_control_flow, ("int32", (None,)), I32)
+    assert run(graph, x, np.int32(t)) == mixed_control_flow(xs, t)
+    assert impl.convert(mixed_control_flow)(xs, t) == mixed_control_flow(xs, t)
+    graph = _graph(find_first, ("int32", (None,)), I32)
+    assert run(graph, x, np.int32(t)) == find_first(xs, t)

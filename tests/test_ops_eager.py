@@ -287,7 +287,7 @@ def test_numpy_scalars_are_strong():
 
 
 def test_float_with_int_tensor_is_a_type_error():
-    with pytest.raises(TypeError, match=r"multiply: cannot use the float 1\.5 with a int32 tensor; "
+    with pytest.raises(TypeError, match=r"multiply: cannot use the float 1\.5 with a tensor of dtype int32; "
                                         r"use ag\.cast"):
         rt.constant([1, 2]) * 1.5
 

@@ -51,11 +51,11 @@ def test_range_errors():
         api.range(0, [1, 2])
     with pytest.raises(TypeError, match=r"range: expected an int or float tensor, got bool"):
         api.range(np.bool_(True), np.bool_(True), np.bool_(True))
-    with pytest.raises(TypeError, match=r"range: cannot use the bool True with a int32 tensor"):
+    with pytest.raises(TypeError, match=r"range: cannot use the bool True with a tensor of dtype int32"):
         api.range(True)
     with pytest.raises(InvalidArgumentError, match=r"range: the length .* is not finite"):
         api.range(0.0, float("inf"))
-    with pytest.raises(TypeError, match=r"range: cannot use the float 2\.5 with a int32 tensor"):
+    with pytest.raises(TypeError, match=r"range: cannot use the float 2\.5 with a tensor of dtype int32"):
         api.range(2.5, dtype="int32")
 
 

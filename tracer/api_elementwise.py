@@ -9,7 +9,8 @@ ignored.
 from __future__ import annotations
 
 from .api_common import locate_errors, prepare
-from .tracing import bind, is_traced
+from .convert import is_weak
+from .tracing import WeakSymbolicTensor, bind, is_traced
 from .types import as_dtype
 
 __all__ = [
@@ -22,10 +23,22 @@ __all__ = [
 ]
 
 
+def _stays_weak(operands, result):
+    """While a loop body is traced to learn its dtypes, arithmetic on weak
+    placeholders and Python numbers only is itself weak (it still adopts the
+    dtype of the tensors it meets later), as it would be with Python numbers."""
+    if not any(getattr(o, "_ag_weak", False) for o in operands) or not all(is_weak(o) for o in operands):
+        return result
+    if result.dtype.is_bool:
+        return result
+    return WeakSymbolicTensor(result.value, result.builder)
+
+
 def _unary(op: str, doc: str):
     def fn(x, name=None):
+        original = (x,)
         (x,) = prepare(op, x)
-        return bind(op, x)
+        return _stays_weak(original, bind(op, x))
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
     fn.__module__ = __name__
@@ -34,8 +47,9 @@ def _unary(op: str, doc: str):
 
 def _binary(op: str, doc: str):
     def fn(x, y, name=None):
+        original = (x, y)
         x, y = prepare(op, x, y)
-        return bind(op, x, y)
+        return _stays_weak(original, bind(op, x, y))
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
     fn.__module__ = __name__

@@ -13,10 +13,10 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from . import nest
-from .convert import dtype_of, is_python_number, python_to_dtype, default_dtype_of_python
+from .convert import _adopt, default_dtype_of_python, dtype_of, is_python_number, is_weak, python_to_dtype
 from .errors import with_location
 from .location import user_location
-from .tracing import GraphBuilder, SymbolicTensor, current_builder, is_traced
+from .tracing import GraphBuilder, SymbolicTensor, WeakSymbolicTensor, current_builder, is_traced
 from .types import TensorType, bool_, format_shape, int32, most_specific_common_shape
 
 __all__ = ["cond", "while_loop", "Undefined"]
@@ -113,13 +113,13 @@ def cond(pred, true_fn: Callable, false_fn: Callable, names: Optional[Sequence[s
             raise _located(TypeError(
                 f"'{name}' must be a tensor or a number in both branches of a compiled if, got "
                 f"{type(a).__name__} and {type(c).__name__}"))
-        da = None if is_python_number(a) else dtype_of(a)
-        dc = None if is_python_number(c) else dtype_of(c)
+        da = None if is_weak(a) else dtype_of(a)
+        dc = None if is_weak(c) else dtype_of(c)
         if da is not None and dc is not None and da is not dc:
             raise _located(TypeError(
                 f"'{name}' has dtype {da.name} in the main branch, but dtype {dc.name} in the else branch"))
         if da is None and dc is None:
-            dtype = default_dtype_of_python(a) if type(a) is type(c) else dtype_of(python_to_dtype_pair(a, c))
+            dtype = _weak_pair_dtype(a, c)
         else:
             dtype = da or dc
         outputs.append((i, a, c, dtype, name))
@@ -138,9 +138,10 @@ def cond(pred, true_fn: Callable, false_fn: Callable, names: Optional[Sequence[s
     return nest.unflatten(tdef, results)
 
 
-def python_to_dtype_pair(a, c):
-    """A sample value carrying the dtype two Python numbers share (float wins)."""
-    return 0.0 if isinstance(a, float) or isinstance(c, float) else 0
+def _weak_pair_dtype(a, c):
+    """The dtype two weak values share when neither branch has a tensor."""
+    from .convert import unify_operands
+    return dtype_of(unify_operands("if", [a, c])[0])
 
 
 def _describe(x) -> str:
@@ -151,9 +152,9 @@ def _describe(x) -> str:
 
 def _as_value(builder: GraphBuilder, x, dtype, name):
     """The IR value of `x` with `dtype`, converting Python numbers."""
-    if is_python_number(x):
+    if is_weak(x):
         try:
-            return builder.constant(python_to_dtype(x, dtype))
+            x = _adopt(x, dtype, "if")
         except TypeError as e:
             raise _located(TypeError(f"'{name}': {e}")) from None
     return builder.value_of(x)
@@ -219,9 +220,12 @@ def _body_tuple(out, n: int):
 def _infer_types(builder, body_fn, init_leaves, kinds, tdef, known_types, n_vars, leaf_names):
     """Trace the body once, throw it away, and learn the types it gives the
     loop variables that start as Python numbers or undefined."""
-    with builder.region([t for t in known_types if t is not None], scratch=True) as blk:
+    placeholder_types = [t if k == _TENSOR else TensorType(default_dtype_of_python(v), ())
+                         for v, k, t in zip(init_leaves, kinds, known_types) if k in (_TENSOR, _WEAK)]
+    with builder.region(placeholder_types, scratch=True) as blk:
         args = iter(blk.args)
-        leaves = [builder.wrap(next(args)) if k == _TENSOR else v
+        leaves = [builder.wrap(next(args)) if k == _TENSOR
+                  else WeakSymbolicTensor(next(args), builder) if k == _WEAK else v
                   for v, k in zip(init_leaves, kinds)]
         try:
             out = _body_tuple(body_fn(*nest.unflatten(tdef, leaves)), n_vars)

@@ -90,15 +90,15 @@ def python_to_dtype(value, dtype: DType, op: str = None) -> np.ndarray:
         raise TypeError(f"{where}expected a bool value, got {value!r}")
     if dtype.is_integer:
         if kind == "f":
-            raise TypeError(f"{where}cannot use the float {value!r} with a {dtype.name} tensor; "
+            raise TypeError(f"{where}cannot use the float {value!r} with a tensor of dtype {dtype.name}; "
                             f"use ag.cast to convert the tensor to a float dtype first")
         if kind == "b":
-            raise TypeError(f"{where}cannot use the bool {value!r} with a {dtype.name} tensor")
+            raise TypeError(f"{where}cannot use the bool {value!r} with a tensor of dtype {dtype.name}")
         info = np.iinfo(dtype.np_dtype)
         if arr.size and (arr.min() < info.min or arr.max() > info.max):
             raise TypeError(f"{where}the value {value!r} does not fit in {dtype.name}")
     if dtype.is_floating and kind == "b":
-        raise TypeError(f"{where}cannot use the bool {value!r} with a {dtype.name} tensor")
+        raise TypeError(f"{where}cannot use the bool {value!r} with a tensor of dtype {dtype.name}")
     if kind in "USO":
         raise TypeError(f"{where}cannot convert {value!r} to {dtype.name}")
     return arr.astype(dtype.np_dtype)
@@ -114,6 +114,13 @@ def dtype_of(x) -> DType:
     return default_dtype_of_python(x)
 
 
+def is_weak(x) -> bool:
+    """True for values whose dtype yields to the tensors they meet: Python
+    numbers, and the placeholders that stand in for them while a loop body is
+    traced to learn its types (`_ag_weak`)."""
+    return is_python_number(x) or getattr(x, "_ag_weak", False)
+
+
 def unify_operands(op: str, operands: Sequence) -> List:
     """Give weak Python numbers the dtype of the tensors they meet.
 
@@ -121,8 +128,9 @@ def unify_operands(op: str, operands: Sequence) -> List:
     both dtypes otherwise). Python numbers become NumPy 0-d arrays of that
     dtype; when every operand is a Python number, the usual defaults apply
     (float32 if any is a float, else int32, or bool when all are bools).
+    Weak placeholders (see `is_weak`) adopt the dtype the same way, by a cast.
     """
-    strong = [dtype_of(o) for o in operands if not is_python_number(o)]
+    strong = [dtype_of(o) for o in operands if not is_weak(o)]
     if strong:
         first = strong[0]
         for d in strong[1:]:
@@ -131,13 +139,34 @@ def unify_operands(op: str, operands: Sequence) -> List:
                                 f"use ag.cast to convert one of them")
         target = first
     else:
-        weak = [o for o in operands if is_python_number(o)]
-        if any(isinstance(o, float) for o in weak):
+        weak = [o for o in operands if is_weak(o)]
+        kinds = [_weak_kind(o) for o in weak]
+        if "float" in kinds:
             target = float32
-        elif all(isinstance(o, bool) for o in weak):
+        elif all(k == "bool" for k in kinds):
             target = bool_
         else:
             target = int32
-            if any(not (_INT32.min <= int(o) <= _INT32.max) for o in weak):
+            if any(is_python_number(o) and not (_INT32.min <= int(o) <= _INT32.max) for o in weak):
                 target = int64
-    return [python_to_dtype(o, target, op) if is_python_number(o) else o for o in operands]
+    return [_adopt(o, target, op) if is_weak(o) else o for o in operands]
+
+
+def _weak_kind(x) -> str:
+    if is_python_number(x):
+        return "bool" if isinstance(x, bool) else ("float" if isinstance(x, float) else "int")
+    d = x.dtype
+    return "bool" if d.is_bool else ("float" if d.is_floating else "int")
+
+
+def _adopt(x, target: DType, op: str):
+    if is_python_number(x):
+        return python_to_dtype(x, target, op)
+    kind = _weak_kind(x)
+    if x.dtype is target:
+        return x
+    if target.is_integer and kind != "int" or target.is_bool or (target.is_floating and kind == "bool"):
+        raise TypeError(f"{op}: cannot use a Python {kind} value with a {target.name} tensor; "
+                        f"use ag.cast to convert one of them")
+    from .api import cast  # lazily: api imports this module
+    return cast(x, target)

@@ -131,6 +131,16 @@ class SymbolicTensor(TensorOperators):
         return (self[i] for i in range(n))
 
 
+class WeakSymbolicTensor(SymbolicTensor):
+    """Stands in for a Python number while a loop body is traced to learn the
+    dtypes it produces: like the number, it adopts the dtype of the tensors
+    it meets (tracer.convert.unify_operands), but its value stays unknown, so
+    the body cannot branch or index on the Python value."""
+
+    __slots__ = ()
+    _ag_weak = True
+
+
 def is_traced(x) -> bool:
     """True when `x` is a symbolic tensor of an active trace."""
     return isinstance(x, SymbolicTensor)

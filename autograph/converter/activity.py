@@ -6,7 +6,7 @@ closure reads the enclosing variable when it runs). Class bodies are skipped.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Set, Tuple
+from typing import Iterable, List, Set
 
 import gast
 

@@ -3,10 +3,12 @@
 `break` becomes `break_ = True` and the statements after it are guarded by
 `if ag__.not_(break_):` (TensorFlow emits `continue` and lets the continue
 pass guard; guarding directly saves a second flag per loop). The loop gets
-`break_ = False` before it and stops on the flag: a `while` test becomes `ag__.and_(lambda: ag__.not_(break_),
-lambda: test)` (the flag first, so a finished loop never re-evaluates its
-test), a `for` gets the extra loop condition `ag__.not_(break_)`. A loop
-`else:` block moves after the loop under `if ag__.not_(break_):`.
+`break_ = False` before it and stops on the flag: a `while` test becomes
+`ag__.and_(lambda: ag__.not_(break_), lambda: test)` (the flag first, so a
+finished loop never re-evaluates its test), a `for` gets the extra loop
+condition `ag__.not_(break_)`. A loop `else:` block moves after the loop
+under `if ag__.not_(break_):` (TensorFlow rejects loop `else`; the flag makes
+it easy).
 """
 from __future__ import annotations
 

@@ -26,7 +26,6 @@ from typing import List, Set
 import gast
 
 from . import templates
-from .activity import target_names
 from .liveness import EXTRA_TEST_ATTR, analyze_function
 
 __all__ = ["transform"]
@@ -42,6 +41,7 @@ class _Scope:
         self.globals = globals_
         self.nonlocals = nonlocals
         self.undefined: Set[str] = set()
+        self.block_vars: Set[str] = set()
 
 
 def _params(fn: gast.AST) -> Set[str]:
@@ -65,6 +65,7 @@ def _block_info(node, scope: _Scope):
         inputs = sorted(block_vars - set(outputs))
     else:
         outputs, inputs = sorted(block_vars), []
+    scope.block_vars |= block_vars
     defined = node._ag_defined_in
     if defined is not None:
         scope.undefined |= block_vars - defined - declared
@@ -135,19 +136,25 @@ class _ControlFlowTransformer(gast.NodeTransformer):
     def visit_FunctionDef(self, node):
         analyze_function(node, _params(node))
         scope = _Scope(getattr(node, "_ag_globals", set()), getattr(node, "_ag_nonlocals", set()))
+        deleted = set()
         for n in _walk_own(node.body):
             if isinstance(n, _CONTROL):
                 _block_info(n, scope)
-        undefined = scope.undefined - _params(node)
-        if undefined:
-            wrapper = _LoadWrapper(undefined)
+            elif isinstance(n, gast.Delete):
+                deleted |= {t.id for t in n.targets if isinstance(t, gast.Name)}
+        # A deleted block variable must stay readable by get_state: `del x`
+        # becomes `x = ag__.Undefined('x')`, with loads guarded by ag__.ld.
+        scope.undefined |= deleted & scope.block_vars
+        if scope.undefined:
+            wrapper = _LoadWrapper(scope.undefined)
             node.body = _flatten(wrapper.visit(s) for s in node.body)
         self.scopes.append(scope)
         node.body = _flatten(self.visit(s) for s in node.body)
         self.scopes.pop()
-        if undefined:
+        unbound_at_entry = scope.undefined - _params(node)
+        if unbound_at_entry:
             inits = []
-            for v in sorted(undefined):
+            for v in sorted(unbound_at_entry):
                 inits += templates.replace("x = ag__.Undefined(label)", x=v,
                                            label=templates.const(v))
             templates.copy_missing_locations(inits, node.body[0])

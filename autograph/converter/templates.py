@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Dict, Iterable, List, Sequence
+from typing import Any, Dict, List, Sequence
 
 import gast
 

@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence
 
 from . import _tracer
 from .py_builtins import RangeMarker
-from .variables import Undefined, UndefinedReturnValue, undefined_name
+from .variables import Undefined, UndefinedReturnValue
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "UnrolledLoopWarning",
            "UNROLL_WARNING_THRESHOLD"]
