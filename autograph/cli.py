@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
-import shutil
 import sys
 import time
 import traceback
@@ -313,27 +312,9 @@ def _emit(out: Any, text: Any) -> None:
 
 def cache_dir() -> str:
     """The disk-cache directory: $AUTOGRAPH_CACHE_DIR, else the user's cache directory."""
-    env = os.environ.get("AUTOGRAPH_CACHE_DIR")
-    if env:
-        return os.path.abspath(os.path.expanduser(env))
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser(r"~\AppData\Local")
-        return os.path.join(base, "autograph", "Cache")
-    if sys.platform == "darwin":
-        return os.path.expanduser("~/Library/Caches/autograph")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return os.path.join(base, "autograph")
+    from codegen.cache import cache_dir as _cache_dir
 
-
-def _tree_size(path: str) -> int:
-    total = 0
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                pass
-    return total
+    return _cache_dir()
 
 
 def _human(n: float) -> str:
@@ -345,37 +326,28 @@ def _human(n: float) -> str:
 
 
 def _run_cache(action: str) -> int:
+    from codegen.cache import clear_cache
+
     path = cache_dir()
     if action == "dir":
         print(path)
         return 0
-    if not os.path.isdir(path):
-        if os.path.exists(path):
-            raise _UsageError(f"cache path {path} exists but is not a directory")
-        print(f"cache directory {path} does not exist: nothing to clear")
-        return 0
-    real = os.path.realpath(path)
-    forbidden = {os.path.realpath(p) for p in (os.sep, os.path.expanduser("~"), os.getcwd())}
-    if real in forbidden or os.path.dirname(real) == real:
-        raise _UsageError(f"refusing to clear {path}: it is the root, home or current "
-                          "directory; point AUTOGRAPH_CACHE_DIR at a cache directory")
-    removed, size = 0, 0
     try:
-        with os.scandir(path) as entries:
-            for entry in list(entries):
-                if entry.is_dir(follow_symlinks=False):
-                    size += _tree_size(entry.path)
-                    shutil.rmtree(entry.path)
-                else:
-                    size += entry.stat(follow_symlinks=False).st_size
-                    os.unlink(entry.path)
-                removed += 1
+        result = clear_cache(path)
+    except ValueError as exc:  # not a directory, or the root/home/current directory
+        raise _UsageError(str(exc)) from None
     except OSError as exc:
         _err(f"could not clear {path}: {exc}")
         return 1
+    if not result.existed:
+        print(f"cache directory {path} does not exist: nothing to clear")
+        return 0
+    removed = result.removed
     print(f"cleared {path}: removed {removed} entr{'y' if removed == 1 else 'ies'} "
-          f"({_human(size)})")
-    return 0
+          f"({_human(result.bytes)})")
+    for failure in result.failed:
+        _err(f"could not remove {failure}")
+    return 1 if result.failed else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

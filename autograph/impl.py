@@ -19,6 +19,8 @@ import types
 import weakref
 from typing import Any, Callable, Optional
 
+from tracer.logs import DETAIL, SOURCE
+
 __all__ = ["convert", "to_code", "do_not_convert", "is_converted", "is_do_not_convert"]
 
 _DO_NOT_CONVERT_ATTR = "__autograph_do_not_convert__"
@@ -106,10 +108,10 @@ def _convert_code(fn: types.FunctionType) -> _Conversion:
     exec(compiled, namespace)
     new_code = namespace[_FACTORY_NAME]().__code__
     _register_codes(new_code)
-    if _log.isEnabledFor(logging.INFO):
-        _log.info("converted %s (%s:%d) in %.1f ms", fn.__qualname__, filename,
-                  code.co_firstlineno, (time.perf_counter() - start) * 1e3)
-        _log.debug("converted source of %s:\n%s", fn.__qualname__, source)
+    if _log.isEnabledFor(DETAIL):  # AUTOGRAPH_VERBOSITY >= 2 (3 adds the source)
+        _log.debug("converted %s (%s:%d) in %.1f ms", fn.__qualname__, filename,
+                   code.co_firstlineno, (time.perf_counter() - start) * 1e3)
+        _log.log(SOURCE, "converted source of %s:\n%s", fn.__qualname__, source)
     return _Conversion(new_code, source)
 
 

@@ -15,6 +15,8 @@ __all__ = ["compile_graph", "CompiledKernel"]
 def compile_graph(graph, boundscheck: bool = True, name=None):
     """Lower `graph` to LLVM, optimise it (O3, host CPU) and JIT it.
 
+    With the disk cache on (`codegen.cache`), code compiled before (in this
+    or an earlier process) is loaded from its object file instead.
     Returns a `CompiledKernel`. Raises NotImplementedError for ops or types
     the code generator does not support.
     """

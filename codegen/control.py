@@ -10,8 +10,9 @@ owned by the block containing the `cond`.
 cond region is evaluated in the header and the body region in the loop
 body. The loop owns its carried buffers: initial values are copied unless
 the enclosing block hands them over (they are dead after the loop), and
-when the body yields a new buffer for a carried tensor, the old one is
-freed. A body that yields its argument unchanged keeps the buffer as is.
+the loop donates them to the body, which updates them in place, yields
+them on unchanged, or frees them after their last use. Likewise a `cond`
+donates the outer buffers it is the last use of to both branches.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tracer.ir import Op
 
 from . import memory
 from .lowering import register
+from .plan import region_uses
 from .ltypes import I64, PTR, Tensor, const_int, i64, reg_type
 
 
@@ -59,10 +61,16 @@ def lower_cond(lw, op: Op, args: list) -> list:
     else_bb = lw.fn.append_basic_block("cond.else")
     merge_bb = lw.fn.append_basic_block("cond.end")
     b.cbranch(pred, then_bb, else_bb)
+    # Outer buffers whose last use is this cond go to the branches (only one
+    # of them runs), so `out[i] = v` inside an `if` updates in place.
+    f = lw.frame
+    donated = [v for v in dict.fromkeys(region_uses(op))
+               if v in f.owned and f.plan.donatable(f.pos, op, v)]
+    f.owned.difference_update(donated)
     arms = []
     for region, bb in zip(op.regions, (then_bb, else_bb)):
         b.position_at_end(bb)
-        vals = lw.lower_block(region)
+        vals = lw.lower_block(region, donated=donated)
         arms.append((vals, b.block))
         b.branch(merge_bb)
     b.position_at_end(merge_bb)
@@ -108,10 +116,9 @@ def lower_while(lw, op: Op, args: list) -> list:
     (pred,) = lw.lower_block(cond_region, carried)
     b.cbranch(pred, body, done)
     b.position_at_end(body)
-    nxt = lw.lower_block(body_region, carried, passthrough=True)
-    for old, new in zip(carried, nxt):
-        if isinstance(old, Tensor) and new is not old:
-            lw.free(old)
+    # The body owns the carried buffers: it updates them in place, yields
+    # them on, or frees them after their last use (so nothing to free here).
+    nxt = lw.lower_block(body_region, carried, passthrough=True, donated=body_region.args)
     latch = b.block
     for old, new in zip(carried, nxt):
         if isinstance(old, Tensor):

@@ -10,6 +10,11 @@ used), when the array and all its views are gone.
 Frames (args/results/err buffers) are preallocated and pooled, so a call
 allocates nothing but its outputs, and concurrent calls from several
 threads each use their own frame.
+
+A resource input (a variable) takes the variable's own buffer, never a copy:
+an `ag.Variable` or a writeable, C-contiguous NumPy array of exactly its
+dtype and shape, whose data pointer fills the input's one slot; the kernel
+writes into it in place.
 """
 from __future__ import annotations
 
@@ -20,11 +25,11 @@ from typing import List
 import numpy as np
 
 from tracer.errors import InvalidArgumentError
-from tracer.ir import Graph
+from tracer.ir import Graph, is_resource
 from tracer.types import format_shape
 
 from .errors import ERR_SLOTS, ErrorTable
-from .lowering import slot_count
+from .abi import slot_count  # not .lowering: a cache hit needs no llvmlite.ir
 
 __all__ = ["CompiledKernel"]
 
@@ -78,6 +83,9 @@ def _views(buf: np.ndarray) -> dict:
     }
 
 
+_REF = "ref"   # the dtype-name slot of a resource input in a kernel's input plan
+
+
 def _wrap_output(ptr: int, shape: tuple, dtype: np.dtype) -> np.ndarray:
     count = 1
     for d in shape:
@@ -111,6 +119,10 @@ class CompiledKernel:
     def _plan(types) -> list:
         plan, slot = [], 0
         for t in types:
+            if is_resource(t):   # one slot: the data pointer of the variable's buffer
+                plan.append((slot, _REF, t.dtype.np_dtype, t.shape))
+                slot += 1
+                continue
             plan.append((slot, t.dtype.name, t.dtype.np_dtype, t.shape))
             slot += 1 if t.shape == () else 1 + len(t.shape)
         return plan
@@ -134,6 +146,24 @@ class CompiledKernel:
             a = np.array(a, order="C")     # a fresh, aligned, C-contiguous copy
         return a
 
+    def _resource(self, i: int, a) -> np.ndarray:
+        """The buffer of variable input `i`: written in place, so never converted or copied."""
+        slot, _, npdt, shape = self._in_plan[i]
+        buf = a._buffer if getattr(a, "_ag_variable", False) and hasattr(a, "_buffer") else a
+        if not (type(buf) is np.ndarray and buf.dtype == npdt and buf.shape == shape):
+            got = (f"an array of dtype {buf.dtype} and shape {format_shape(buf.shape)}"
+                   if isinstance(buf, np.ndarray) else type(a).__name__)
+            raise InvalidArgumentError(
+                f"{self._in_names[i]} of {self.name} is a variable of dtype {npdt} and shape "
+                f"{format_shape(shape)}: expected an ag.Variable or a writeable array of that dtype "
+                f"and shape, got {got}")
+        fl = buf.flags
+        if not (fl.writeable and fl.c_contiguous and fl.aligned):
+            raise InvalidArgumentError(
+                f"{self._in_names[i]} of {self.name} is a variable: its array must be writeable, "
+                f"aligned and C-contiguous (compiled code writes into it in place)")
+        return buf
+
     def __call__(self, *inputs) -> List[np.ndarray]:
         if len(inputs) != len(self._in_plan):
             raise TypeError(f"{self.name} takes {len(self._in_plan)} inputs, got {len(inputs)}")
@@ -147,6 +177,11 @@ class CompiledKernel:
             views = frame.views_in
             for i, a in enumerate(inputs):
                 slot, dname, npdt, shape = self._in_plan[i]
+                if dname is _REF:
+                    a = self._resource(i, a)
+                    args[slot] = _data_pointer(a)
+                    keep.append(a)
+                    continue
                 if type(a) is not np.ndarray or a.dtype != npdt or a.ndim != len(shape):
                     a = self._coerce(i, a)
                 elif shape:

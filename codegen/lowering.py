@@ -7,9 +7,12 @@ The kernel ABI (independent of how Python calls it):
 `args` is an array of 8-byte slots. For each graph input in order, a rank-0
 input occupies one slot holding the value itself (bool as i8, int32/float32
 in the slot's low 4 bytes); a rank-r input occupies 1 + r slots: its data
-pointer, then its r dims as i64. `results` uses the same layout for the
-outputs: scalars by value; tensors as a `malloc`ed data pointer (handed to
-the caller, who frees it) plus dims. `err` is `[site id, v0, ..., v6]` (i64);
+pointer, then its r dims as i64. A resource input (a variable, `ref T`)
+occupies one slot whatever its rank: the data pointer of the variable's
+buffer, which the kernel reads and writes in place but never frees (its
+shape is static; see `codegen.variables`). `results` uses the same layout
+for the outputs: scalars by value; tensors as a `malloc`ed data pointer
+(handed to the caller, who frees it) plus dims. `err` is `[site id, v0, ..., v6]` (i64);
 the kernel returns 0 on success and 1 after filling `err`.
 
 Ops are lowered by functions registered by op name (`register`); each gets
@@ -23,9 +26,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from llvmlite import ir
 
-from tracer.ir import Block, Graph, Op, Value
+from tracer.ir import Block, Graph, Op, Value, is_resource
 
 from . import memory
+from .abi import slot_count  # noqa: F401  (part of this module's API; defined without llvmlite)
 from .errors import ErrorTable
 from .ltypes import I1, I8, I32, I64, PTR, Tensor, check_supported, i64, mem_type
 from .plan import BlockPlan, plan_block
@@ -56,6 +60,9 @@ def register(*names: str, fusable: bool = False, fuses_into: bool = False):
 def _load_all() -> None:
     # Importing the lowering modules registers their ops.
     from . import construct, control, elementwise, linalg, reduce, slicing  # noqa: F401
+    from . import printing, random, scans, shapes2  # noqa: F401
+    from . import variables  # noqa: F401
+    from . import update  # noqa: F401
 
 
 class _Frame:
@@ -85,6 +92,9 @@ class Lowerer:
         self.entry = self.fn.append_basic_block("entry")
         self.b = ir.IRBuilder(self.entry)
         self.env: Dict[Value, object] = {}
+        # Op results that are views of memory the kernel does not own (a
+        # variable's buffer): never freed or taken over, copied when yielded.
+        self.borrowed: Set[Value] = set()
         self._frames: List[_Frame] = []
         self._range_md = None
 
@@ -186,13 +196,19 @@ class Lowerer:
             raise AssertionError(f"lowering of {op.name} gave {len(outs)} results")
         return outs
 
-    def lower_block(self, block: Block, args: Sequence[object] = (), passthrough: bool = False) -> list:
+    def lower_block(self, block: Block, args: Sequence[object] = (), passthrough: bool = False,
+                    donated: Sequence[Value] = ()) -> list:
         """Lower `block` at the builder's position; return its yielded values.
 
         Tensor results are owned by the caller: values the block does not own
         (outer values, arguments, constants, repeats) are copied, except with
         `passthrough` (while bodies), where yielding argument i at position i
         hands the argument back unchanged.
+
+        `donated` values (block arguments or outer values) are buffers the op
+        that owns the block hands over to it: the block owns them like its
+        own results (an op may update them in place, a yield hands them on
+        without a copy) and frees them after their last use otherwise.
         """
         for a, v in zip(block.args, args):
             check_supported(a.type, "a block argument")
@@ -201,12 +217,17 @@ class Lowerer:
         frame = _Frame(plan)
         self._frames.append(frame)
         try:
+            donated = [v for v in donated if isinstance(self.env.get(v), Tensor)]
+            frame.owned.update(donated)
+            for v in plan.donate(donated):   # donated but unused here: free at once
+                self.free(self.env[v])
+                frame.owned.discard(v)
             for pos, op in enumerate(block.ops):
                 frame.pos = pos
                 outs = self.lower_op(op)
                 for r, x in zip(op.results, outs):
                     self.env[r] = x
-                    if isinstance(x, Tensor) and op.name != "constant":
+                    if isinstance(x, Tensor) and op.name != "constant" and r not in self.borrowed:
                         frame.owned.add(r)
                 for v in plan.free_after.get(pos, ()):
                     if v in frame.owned:
@@ -217,8 +238,8 @@ class Lowerer:
             for j, v in enumerate(block.results):
                 x = self.env[v]
                 if isinstance(x, Tensor):
-                    if passthrough and j < len(block.args) and v is block.args[j]:
-                        pass
+                    if passthrough and j < len(block.args) and v is block.args[j] and v not in handed:
+                        handed.add(v)
                     elif v in frame.owned and v not in handed:
                         handed.add(v)
                     else:
@@ -238,6 +259,13 @@ class Lowerer:
         slot = 0
         out = []
         for v in self.graph.inputs:
+            if is_resource(v):
+                from .variables import Resource
+                check_supported(v.type.value_type, f"variable {v.name_hint or ''}")
+                ptr = b.load(b.gep(args, [i64(slot)], source_etype=I64), typ=PTR)
+                out.append(Resource(v.type.value_type, ptr))
+                slot += 1
+                continue
             check_supported(v.type, f"input {v.name_hint or ''}")
             t = v.type
             if t.shape == ():
@@ -292,11 +320,6 @@ def _value_kind(v: ir.Value) -> str:
     if isinstance(v.type, ir.DoubleType):
         return "f64"
     return "i"
-
-
-def slot_count(types) -> int:
-    """Number of 8-byte ABI slots for values of these TensorTypes."""
-    return sum(1 if t.shape == () else 1 + len(t.shape) for t in types)
 
 
 def lower_graph(graph: Graph, symbol: str, module_name: str, boundscheck: bool = True):

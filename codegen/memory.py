@@ -19,7 +19,7 @@ from tracer.types import DType
 from .irutil import declare, mul, product
 from .ltypes import I1, I64, PTR, VOID, Tensor, const_int, i64
 
-__all__ = ["alloc", "free", "copy_tensor", "numel", "memcpy"]
+__all__ = ["alloc", "realloc", "free", "copy_tensor", "numel", "memcpy", "memset_zero"]
 
 _OVF = ir.LiteralStructType([I64, I1])
 
@@ -39,11 +39,8 @@ def numel(lw, dims: Sequence[ir.Value]) -> ir.Value:
     return product(lw.b, dims)
 
 
-def alloc(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
-    """A fresh buffer for a C-contiguous tensor of `dtype` and `dims`.
-
-    `dims` must be non-negative; their product is checked for overflow.
-    """
+def _alloc_size(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
+    """max(1, bytes of a `dtype` tensor of `dims`), checked for overflow."""
     b = lw.b
     itemsize = dtype.itemsize
     nbytes, ovf = i64(itemsize), None
@@ -53,14 +50,40 @@ def alloc(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
         lw.fail_if(ovf, op, "{op}: the result's size overflows (a tensor of more than 2**64 bytes)")
     c = const_int(nbytes)
     if c is not None:
-        size = i64(max(c, 1))
-    else:
-        size = b.select(b.icmp_unsigned("<", nbytes, i64(1)), i64(1), nbytes)
+        return i64(max(c, 1))
+    return b.select(b.icmp_unsigned("<", nbytes, i64(1)), i64(1), nbytes)
+
+
+def alloc(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
+    """A fresh buffer for a C-contiguous tensor of `dtype` and `dims`.
+
+    `dims` must be non-negative; their product is checked for overflow.
+    """
+    b = lw.b
+    size = _alloc_size(lw, op, dtype, dims)
     malloc = declare(lw.module, "malloc", PTR, [I64])
     ptr = b.call(malloc, [size])
     lw.fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), op,
                "{op}: failed to allocate {0} bytes for the result", [size])
     return ptr
+
+
+def realloc(lw, op, ptr: ir.Value, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
+    """Resize the owned buffer `ptr` (from `alloc`) to hold a `dtype` tensor
+    of `dims`, keeping its leading bytes; returns the (maybe moved) buffer."""
+    b = lw.b
+    size = _alloc_size(lw, op, dtype, dims)
+    fn = declare(lw.module, "realloc", PTR, [PTR, I64])
+    new = b.call(fn, [ptr, size])
+    lw.fail_if(b.icmp_unsigned("==", new, ir.Constant(PTR, None)), op,
+               "{op}: failed to allocate {0} bytes for the result", [size])
+    return new
+
+
+def memset_zero(lw, dst, nbytes) -> None:
+    """Zero `nbytes` bytes at `dst`."""
+    fn = declare(lw.module, "llvm.memset.p0.i64", VOID, [PTR, ir.IntType(8), I64, I1])
+    lw.b.call(fn, [dst, ir.Constant(ir.IntType(8), 0), nbytes, ir.Constant(I1, 0)])
 
 
 def free(lw, ptr: ir.Value) -> None:

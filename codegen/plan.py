@@ -14,6 +14,11 @@ Ownership rules (the memory scheme of the code generator):
   own, so region results are always owned).
 * A `while` op may take over a buffer passed as its initial value when the
   enclosing block would free it right after the loop anyway.
+* Donation: a `while` body owns its tensor arguments (the loop owns its
+  carried buffers), and a `cond` region owns the outer buffers the `cond`
+  is the last use of. A donated buffer may be updated in place (`set_item`
+  takes it over), yielded without a copy, or else is freed after its last
+  use in the region (`BlockPlan.donate`).
 
 Fusion: an elementwise op with a tensor result that has exactly one use, as
 a direct operand of an elementwise op or a reduction later in the same block
@@ -68,6 +73,33 @@ class BlockPlan:
         if sum(1 for o in op.operands if o is v) != 1:
             return False
         return all(u is not v for u in region_uses(op))
+
+    def donatable(self, pos: int, op: Op, v: Value) -> bool:
+        """May op (at `pos`) hand `v`, which its regions use, over to them?
+
+        True when the block would free it right after this op: it is used
+        nowhere later, is not yielded and is not a direct operand of op.
+        (A `cond` runs one region once, so that region may consume `v`.)
+        """
+        if v in self.yielded or self.last_use.get(v) != pos:
+            return False
+        return all(o is not v for o in op.operands)
+
+    def donate(self, values) -> List[Value]:
+        """Schedule frees for `values` handed to this block by its parent op
+        (the block owns them from now on): each is freed after its last use
+        here unless yielded. Returns those never used and not yielded (to be
+        freed at once)."""
+        unused = []
+        for v in values:
+            if v in self.yielded:
+                continue
+            at = self.last_use.get(v)
+            if at is None:
+                unused.append(v)
+            else:
+                self.free_after.setdefault(at, []).append(v)
+        return unused
 
 
 def plan_block(block: Block, fusable: Callable[[Op], bool],

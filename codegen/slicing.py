@@ -11,7 +11,7 @@ elements.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from llvmlite import ir
 
@@ -87,12 +87,11 @@ def _slice(lw, op, size, start: Optional[ir.Value], stop: Optional[ir.Value],
     return s, n, step
 
 
-@register("strided_slice")
-def lower_strided_slice(lw, op: Op, args: list) -> list:
-    x, *operands = args
+def index_region(lw, op: Op, x, operands: list, spec) -> Tuple[ir.Value, List[ir.Value], List[ir.Value]]:
+    """The part of `x` (a Tensor or a scalar) that `spec` and the lowered
+    index `operands` select: (element offset of its first element, its
+    dims, its element strides in x). Bounds and steps are checked here."""
     b = lw.b
-    spec = tuple(op.attrs["spec"])
-    out_type = op.results[0].type
     dims = list(getattr(x, "dims", []))
     strides = contiguous_strides(b, dims)
     rank = len(dims)
@@ -134,6 +133,15 @@ def lower_strided_slice(lw, op: Op, args: list) -> list:
             axis += 1
         else:
             raise ValueError(f"strided_slice: bad spec part {p!r}")
+    return base, out_dims, out_strides
+
+
+@register("strided_slice")
+def lower_strided_slice(lw, op: Op, args: list) -> list:
+    x, *operands = args
+    b = lw.b
+    out_type = op.results[0].type
+    base, out_dims, out_strides = index_region(lw, op, x, operands, tuple(op.attrs["spec"]))
     shape = out_type.shape
     out_dims = [i64(s) if s is not None else d for s, d in zip(shape, out_dims)]
     dtype = out_type.dtype
@@ -146,6 +154,10 @@ def lower_strided_slice(lw, op: Op, args: list) -> list:
         return [out]
     if not out_dims:
         return [load_elem(b, x.ptr, base, dtype)]
+    if _is_prefix(op.attrs["spec"]) and lw.take_over(op, 0):
+        # x[:n] is x's first rows: when x is dead after this op, hand its
+        # buffer over instead of copying (the rows past n are never read).
+        return [Tensor(dtype, x.ptr, out_dims)]
     out = Tensor(dtype, memory.alloc(lw, op, dtype, out_dims), out_dims)
     src = b.gep(x.ptr, [base], inbounds=False, source_etype=_etype(dtype))
 
@@ -154,6 +166,11 @@ def lower_strided_slice(lw, op: Op, args: list) -> list:
 
     strided_nest(lw, out_dims, [contiguous_strides(b, out_dims), out_strides], body, interleave=1)
     return [out]
+
+
+def _is_prefix(spec) -> bool:
+    """True for `x[:n]` / `x[:]` (optionally followed by `...`): a leading block."""
+    return len(spec) >= 1 and spec[0] in ("s000", "s010") and all(p == "e" for p in spec[1:])
 
 
 def _etype(dtype):

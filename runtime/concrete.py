@@ -31,11 +31,17 @@ class ConcreteFunction:
 
     Call it with the tensor arguments only (the Python values it was traced
     with are baked in), or with all arguments if the Python ones equal the
-    traced values.
+    traced values. A variable argument must be an `ag.Variable` of the traced
+    dtype and shape; it is passed by reference.
+
+    `captures` are the variables the trace used (its last graph inputs, in
+    order): each call passes their buffers, by data pointer, after the
+    user's inputs. The ConcreteFunction holds them, so a captured variable
+    stays alive as long as compiled code that may write into it can run.
     """
 
     def __init__(self, name: str, graph: Graph, signature, arg_leaves: List[Any], arg_treedef,
-                 output_template, output_treedef, boundscheck: bool = True):
+                 output_template, output_treedef, boundscheck: bool = True, captures=()):
         self.name = name
         self.graph = graph
         self._signature = signature
@@ -46,6 +52,9 @@ class ConcreteFunction:
         self._output_template = output_template
         self._output_treedef = output_treedef
         self._boundscheck = boundscheck
+        self._captures = tuple(captures)
+        # A variable's buffer is never replaced, so the list is fixed.
+        self._capture_buffers = [v._buffer for v in self._captures]
         self._kernel = None
         self._lock = threading.Lock()
 
@@ -66,6 +75,11 @@ class ConcreteFunction:
             else:
                 kwargs.update(value)
         return tuple(args), kwargs
+
+    @property
+    def variables(self) -> tuple:
+        """The variables this function captured (read or assigned by reference)."""
+        return self._captures
 
     @property
     def kernel(self):
@@ -96,6 +110,8 @@ class ConcreteFunction:
         return self._run(arrays)
 
     def _run(self, arrays: List[np.ndarray]):
+        if self._capture_buffers:
+            arrays = list(arrays) + self._capture_buffers
         results = self.kernel(*arrays)
         from .tensor import Tensor
         leaves = [Tensor._from_array(results[x.index]) if isinstance(x, OutputSlot) else x
@@ -156,6 +172,8 @@ class ConcreteFunction:
 
     def _check_input(self, k: int, x) -> np.ndarray:
         spec = self._input_specs[k]
+        if getattr(spec, "_ag_variable_spec", False):
+            return self._check_variable(k, spec, x)
         arr = getattr(x, "_array", None)
         if arr is None:
             if is_tensor_leaf(x):
@@ -184,6 +202,21 @@ class ConcreteFunction:
         if not arr.flags.c_contiguous:
             arr = np.ascontiguousarray(arr)
         return arr
+
+    def _check_variable(self, k: int, spec, x) -> np.ndarray:
+        """The buffer of variable argument `k` (passed by reference, never converted)."""
+        buf = getattr(x, "_buffer", None) if getattr(x, "_ag_variable", False) else None
+        if buf is None:
+            raise InvalidArgumentError(
+                f"cannot compute {self.name}: input #{k} (zero-based, '{self._tensor_name(k)}') was "
+                f"traced as a variable (passed by reference), so it must be an ag.Variable, not a "
+                f"{type(x).__name__}")
+        if as_dtype(buf.dtype) is not spec.dtype or buf.shape != tuple(spec.shape):
+            raise InvalidArgumentError(
+                f"cannot compute {self.name}: input #{k} (zero-based, '{self._tensor_name(k)}') was "
+                f"expected to be a {spec.dtype.name} variable of shape {format_shape(spec.shape)} but "
+                f"is a {as_dtype(buf.dtype).name} variable of shape {format_shape(buf.shape)}")
+        return buf
 
 
 _MISSING = object()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import time
+import warnings
 import weakref
 from typing import Any, Dict, List, Optional
 
@@ -17,16 +19,23 @@ import numpy as np
 
 from tracer import nest
 from tracer.convert import is_python_number, to_numpy
+from tracer.logs import DETAIL, RETRACE, SOURCE, RetracingWarning
 from tracer.tracing import GraphBuilder, current_builder, is_traced
-from tracer.types import TensorType, most_specific_common_shape
+from tracer.types import TensorType, format_shape, most_specific_common_shape
 
 from .concrete import ConcreteFunction, OutputSlot
-from .signature import OBJECT, TENSOR, bind_arguments, call_key, is_tensor_leaf, leaf_key
+from .signature import OBJECT, PYTHON, TENSOR, VARIABLE, bind_arguments, call_key, is_tensor_leaf, leaf_key
 from .spec import TensorSpec
+from .variable import creation_scope
+from .variable_trace import is_variable_leaf, trace_argument
 
 __all__ = ["PolymorphicFunction", "function"]
 
 log = logging.getLogger("autograph")
+
+# The excessive-retracing warning: when _RETRACE_LIMIT of the last
+# _RETRACE_WINDOW calls of one function traced, warn (at most _RETRACE_WARNINGS times).
+_RETRACE_WINDOW, _RETRACE_LIMIT, _RETRACE_WARNINGS = 10, 5, 2
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, boundscheck=True):
@@ -89,6 +98,9 @@ class PolymorphicFunction:
         self._converted = None
         self._instances = weakref.WeakKeyDictionary()
         self.tracing_count = 0
+        self._calls = 0                 # calls through __call__ (for the retracing warning)
+        self._traced_at: List[int] = []  # the value of _calls at each recent trace
+        self._retrace_warnings = 0
         functools.update_wrapper(self, python_function, updated=())
 
     # ------------------------------------------------------------------ members
@@ -132,6 +144,7 @@ class PolymorphicFunction:
         if current_builder() is not None:
             # Called from inside another trace: inline into that trace.
             return self._traceable()(*args, **kwargs)
+        self._calls += 1
         cf, arrays = self._lookup(args, kwargs)
         return cf._run(arrays)
 
@@ -151,6 +164,7 @@ class PolymorphicFunction:
         cf = self._cache.get(key)
         if cf is not None and not self._stale(key):
             return cf, _arrays(leaves)
+        stale = cf is not None
         if self._reduce_retracing:
             cf = self._relaxed_match(leaves, treedef, key)
             if cf is not None:
@@ -159,7 +173,11 @@ class PolymorphicFunction:
             types = self._relaxed_types(leaves, treedef, key)
         else:
             types = None
+        if self._cache and log.isEnabledFor(RETRACE):
+            log.info("retracing %s: %s", self._name, self._retrace_reason(key, leaves, stale))
         cf = self._trace(leaves, treedef, types)
+        if not specs_allowed:
+            self._note_trace()
         self._remember(key, cf, leaves)
         if self._reduce_retracing:
             self._relaxed.append((treedef, key, cf))
@@ -214,6 +232,49 @@ class PolymorphicFunction:
         if refs:
             self._weak_objects[key] = refs
 
+    # ------------------------------------------------------------ retracing
+
+    def _retrace_reason(self, key, leaves, stale: bool) -> str:
+        """Why `key` needs a new trace: what differs from the closest earlier key."""
+        if stale:
+            return "an argument object of an earlier trace was garbage collected"
+        treedef, new = key
+        names = _leaf_names(self._signature, treedef, leaves)
+        best = None
+        for old_key in self._cache:
+            if not isinstance(old_key, tuple) or old_key[0] != treedef or len(old_key[1]) != len(new):
+                continue
+            diffs = [i for i, (a, b) in enumerate(zip(old_key[1], new)) if a != b]
+            if best is None or len(diffs) <= len(best[1]):   # ties: the latest trace
+                best = (old_key, diffs)
+        if best is None:
+            return "the structure of the arguments (nesting, lengths or keys) differs from every earlier trace"
+        old_key, diffs = best
+        parts = [f"argument {names[i]!r} changed from {_describe_leaf(old_key[1][i])} to "
+                 f"{_describe_leaf(new[i])}" for i in diffs]
+        if not parts:
+            return "the arguments match an earlier trace that can no longer be used"
+        return "; ".join(parts)
+
+    def _note_trace(self) -> None:
+        """Warn (like TensorFlow) when many of the recent calls traced."""
+        calls = self._calls
+        self._traced_at = [c for c in self._traced_at if c > calls - _RETRACE_WINDOW] + [calls]
+        if len(self._traced_at) >= _RETRACE_LIMIT and self._retrace_warnings < _RETRACE_WARNINGS:
+            self._retrace_warnings += 1
+            n = len(self._traced_at)
+            self._traced_at = []   # count afresh before warning again
+            warnings.warn(
+                f"{n} of the last {min(calls, _RETRACE_WINDOW)} calls to {self._name} "
+                f"({getattr(self._python_function, '__qualname__', self._name)}) triggered a retrace. "
+                "Tracing is expensive; frequent retracing is usually caused by (1) creating the "
+                "ag.function in a loop, (2) passing tensors of different shapes, or (3) passing "
+                "Python numbers or objects that change instead of tensors. For (1), define the "
+                "function once, outside the loop; for (2), use reduce_retracing=True or an "
+                "input_signature with None dimensions; for (3), pass tensors (ag.constant). "
+                "AUTOGRAPH_VERBOSITY=1 logs the reason of every retrace.",
+                RetracingWarning, stacklevel=4)
+
     # --------------------------------------------------------- reduce_retracing
 
     def _relaxed_match(self, leaves, treedef, key):
@@ -253,10 +314,16 @@ class PolymorphicFunction:
         names = _leaf_names(self._signature, treedef, leaves)
         builder = GraphBuilder(self._name)
         arg_leaves: List[Any] = []
-        with builder:
+        # Only the first trace may create variables (they are created once, eagerly).
+        first = self.tracing_count == 0
+        with builder, creation_scope(first, self._name, self.tracing_count + 1):
             traced_leaves = []
             for i, (leaf, name) in enumerate(zip(leaves, names)):
-                if is_tensor_leaf(leaf):
+                if is_variable_leaf(leaf):   # passed by reference: a resource input
+                    spec, proxy = trace_argument(builder, leaf, name)
+                    arg_leaves.append(spec)
+                    traced_leaves.append(proxy)
+                elif is_tensor_leaf(leaf):
                     spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_tensor(leaf)
                     if relaxed_shapes and i in relaxed_shapes:
                         spec = TensorSpec(relaxed_shapes[i], spec.dtype)
@@ -269,8 +336,7 @@ class PolymorphicFunction:
             values = nest.unflatten(treedef, traced_leaves)
             bound = inspect.BoundArguments(self._signature, dict(zip(self._signature.parameters, values)))
             self.tracing_count += 1
-            log.info("tracing %s (trace #%d) for %s", self._name, self.tracing_count,
-                     [str(a) for a in arg_leaves])
+            t0 = time.perf_counter()
             out = fn(*bound.args, **bound.kwargs)
             out_leaves, out_def = nest.flatten(out)
             template, outputs = [], []
@@ -282,8 +348,29 @@ class PolymorphicFunction:
                     template.append(x)
             graph = builder.finish(outputs)
         _verify(graph)
+        if log.isEnabledFor(DETAIL):
+            log.debug("traced %s (trace #%d) for (%s) in %.1f ms: %d ops", self._name, self.tracing_count,
+                      ", ".join(_describe_arg(a) for a in arg_leaves), (time.perf_counter() - t0) * 1e3,
+                      sum(1 for _ in graph.walk()))
+            if log.isEnabledFor(SOURCE):
+                log.log(SOURCE, "IR of %s (trace #%d):\n%s", self._name, self.tracing_count, graph.format())
         return ConcreteFunction(self._name, graph, self._signature, arg_leaves, treedef, template, out_def,
-                                boundscheck=self._boundscheck)
+                                boundscheck=self._boundscheck, captures=[v for v, _ in builder.captures])
+
+
+def _describe_leaf(k) -> str:
+    """A cache-key component in words: `float32[3]`, `Python int 3`, `the object with id 0x...`."""
+    if k[0] == TENSOR:
+        return f"{k[1].name}{format_shape(k[2])}"
+    if k[0] == PYTHON:
+        return f"Python {k[1].__name__} {k[2]!r}"
+    if k[0] == VARIABLE:
+        return f"a {k[1].name}{format_shape(k[2])} variable"
+    return f"the object with id {k[1]:#x}" if k[0] == OBJECT else repr(k)
+
+
+def _describe_arg(a) -> str:
+    return f"{a.dtype.name}{format_shape(a.shape)}" if isinstance(a, TensorSpec) else repr(a)
 
 
 def _verify(graph):
@@ -298,6 +385,9 @@ def _arrays(leaves) -> List[np.ndarray]:
     out = []
     for x in leaves:
         if not is_tensor_leaf(x):
+            continue
+        if getattr(x, "_ag_variable", False):
+            out.append(x._buffer)   # by reference: compiled code writes into it
             continue
         arr = getattr(x, "_array", None)
         if arr is None:

@@ -3,8 +3,10 @@
 Arguments are bound to the Python function's parameters with defaults
 applied (so `f(t)`, `f(x=t)` and `f(t, 2)` with a default of 2 agree), then
 flattened. Each leaf gets a key: tensors, arrays and NumPy scalars by dtype
-and shape; Python numbers, strings and None by type and value; any other
-object by identity (held weakly by the cache).
+and shape; variables by dtype and shape too, but apart from tensors (a
+variable is passed by reference, as a resource input); Python numbers,
+strings and None by type and value; any other object by identity (held
+weakly by the cache).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from tracer.types import as_dtype
 
 from .spec import TensorSpec
 
-TENSOR, PYTHON, OBJECT = "T", "P", "O"
+TENSOR, PYTHON, OBJECT, VARIABLE = "T", "P", "O", "V"
 _PY_SCALARS = (bool, int, float, str, bytes, type(None))
 
 
@@ -32,6 +34,8 @@ def leaf_key(x):
     """The cache-key component of one flattened argument."""
     if type(x) in _PY_SCALARS:
         return (PYTHON, type(x), x)
+    if getattr(x, "_ag_variable", False) or getattr(x, "_ag_variable_spec", False):
+        return (VARIABLE, as_dtype(x.dtype), tuple(x.shape))
     if isinstance(x, TensorSpec):
         return (TENSOR, x.dtype, x.shape)
     if is_tensor_leaf(x):

@@ -11,11 +11,15 @@ from __future__ import annotations
 from . import ops  # noqa: F401  (registers every op)
 from .api_elementwise import *  # noqa: F401,F403
 from .api_elementwise import __all__ as _elementwise_all
-from .api_index import getitem
+from .api_index import getitem, setitem
 from .api_reduce import *  # noqa: F401,F403
 from .api_reduce import __all__ as _reduce_all
 from .api_shapes import *  # noqa: F401,F403
 from .api_shapes import __all__ as _shapes_all
+from .api_shapes2 import *  # noqa: F401,F403
+from .api_shapes2 import __all__ as _shapes2_all
+from .api_scans import *  # noqa: F401,F403
+from .api_scans import __all__ as _scans_all
 from .tracing import is_traced
 
-__all__ = [*_elementwise_all, *_reduce_all, *_shapes_all, "getitem", "is_traced"]
+__all__ = [*_elementwise_all, *_reduce_all, *_shapes_all, *_shapes2_all, *_scans_all, "getitem", "setitem", "is_traced"]

@@ -1,4 +1,5 @@
-"""`getitem`: `x[key]` with NumPy basic indexing, as one `strided_slice` op.
+"""`getitem`: `x[key]` with NumPy basic indexing, as one `strided_slice` op;
+`setitem`: the functional update `x[key] = value`, as one `set_item` op.
 
 A key is an int, an int scalar tensor (traced or eager), a slice whose parts
 are ints / int scalar tensors / None, `None` (newaxis), `...`, or a tuple of
@@ -11,11 +12,12 @@ from typing import List, Tuple
 
 import numpy as np
 
-from .api_common import as_operand, is_tensor_like, locate_errors, python_int_operand
+from .api_common import as_operand, is_tensor_like, locate_errors, prepare, python_int_operand
+from .convert import is_python_number, is_weak, python_to_dtype
 from .tracing import bind
 from .types import DType, as_dtype
 
-__all__ = ["getitem", "index_spec"]
+__all__ = ["getitem", "setitem", "index_spec"]
 
 _NOT_SUPPORTED = ("getitem: indexing with {what} is not supported yet; index with ints, slices, "
                   "None and ...{hint}")
@@ -83,6 +85,34 @@ def getitem(x, key):
     of bounds for axis 0 with size 3") — at trace time when the index and
     dimension are both known, else when the code runs.
     """
+    from .api_shapes2 import gather_index   # integer array indices: x[idx], x[:, idx]
+    gathered = gather_index(x, key)
+    if gathered is not None:
+        return gathered
     x = as_operand("getitem", x)
     spec, operands = index_spec(key)
     return bind("strided_slice", x, *operands, spec=spec)
+
+
+@locate_errors
+def setitem(x, key, value):
+    """`x[key] = value` as a functional update: returns the updated tensor.
+
+    `key` is indexed as in `getitem`; `value` is broadcast to the indexed
+    region. Python numbers and lists take x's dtype (an error if they do not
+    fit); a tensor of another dtype is a TypeError. `x` itself is never
+    changed (the compiled code updates in place when nothing else sees it).
+    """
+    x = as_operand("item assignment", x)
+    try:
+        spec, operands = index_spec(key)
+    except (TypeError, IndexError) as e:
+        raise type(e)(str(e).replace("getitem:", "item assignment:", 1)) from None
+    if is_python_number(value) or isinstance(value, (list, tuple)):
+        dtype = x.dtype if isinstance(x.dtype, DType) else as_dtype(x.dtype)
+        value = python_to_dtype(value, dtype, "item assignment")
+    elif is_weak(value):
+        value = prepare("item assignment", x, value)[1]
+    else:
+        value = as_operand("item assignment", value)
+    return bind("set_item", x, value, *operands, spec=spec)

@@ -8,6 +8,7 @@ from .api_elementwise import (abs, add, cos, divide, equal, exp, floordiv, great
                               tanh)
 from .api_reduce import (reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,  # noqa: F401
                          reduce_prod, reduce_sum)
+from .api_scans import argmax, argmin, cumsum  # noqa: F401
 
 # TensorFlow's other spellings of the same ops.
 floormod = mod
@@ -19,5 +20,5 @@ __all__ = [
     "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "pow",
     "sigmoid", "sign", "sin", "sqrt", "square", "subtract", "tan", "tanh", "truediv",
     "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
-    "reduce_sum",
+    "reduce_sum", "argmax", "argmin", "cumsum",
 ]

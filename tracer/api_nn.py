@@ -1,6 +1,6 @@
 """`ag.nn`: activation functions as compositions of the public ops.
 
-(`dropout` lives with the random ops, elsewhere.)
+(`dropout` lives with the random ops, in `tracer.api_random`.)
 """
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from .api_common import locate_errors, prepare
 from .api_elementwise import divide, exp, greater, maximum, minimum, sigmoid, subtract, where
 from .api_reduce import reduce_max, reduce_sum
 from .convert import dtype_of
+from .api_random import dropout  # noqa: F401  (lives with the random ops)
 
-__all__ = ["relu", "elu", "sigmoid", "softmax"]
+__all__ = ["relu", "elu", "sigmoid", "softmax", "dropout"]
 
 
 def _require_float(op: str, x) -> None:

@@ -99,6 +99,14 @@ def cond(pred, true_fn: Callable, false_fn: Callable, names: Optional[Sequence[s
     outputs = []  # (leaf index, then value, else value, dtype)
     for i, (a, c) in enumerate(zip(leaves_t, leaves_f)):
         name = leaf_names[i]
+        if _may_stay_empty(a) or _may_stay_empty(c):
+            if _may_stay_empty(a) and _may_stay_empty(c):
+                continue  # not materialised on either path (e.g. a TensorArray not written yet)
+            # Written on one path only: the other path yields an empty buffer of that type.
+            if _may_stay_empty(a):
+                a = leaves_t[i] = _empty_of(c)
+            else:
+                c = leaves_f[i] = _empty_of(a)
         if isinstance(a, Undefined) or isinstance(c, Undefined):
             branch = "else" if isinstance(c, Undefined) else "main"
             raise _located(ValueError(f"'{name}' must also be initialized in the {branch} branch"))
@@ -136,6 +144,18 @@ def cond(pred, true_fn: Callable, false_fn: Callable, names: Optional[Sequence[s
     for (i, *_), r in zip(outputs, op.results):
         results[i] = SymbolicTensor(r, builder)
     return nest.unflatten(tdef, results)
+
+
+def _may_stay_empty(x) -> bool:
+    """An Undefined that stands for an empty buffer (a TensorArray's elements
+    before the first write), not for a variable without a value."""
+    return isinstance(x, Undefined) and getattr(x, "empty_ok", False)
+
+
+def _empty_of(x):
+    """An empty array of `x`'s dtype and rank (unknown dims 0)."""
+    shape = tuple(0 if d is None else d for d in (x.shape or ()))
+    return np.zeros(shape, dtype_of(x).np_dtype)
 
 
 def _weak_pair_dtype(a, c):
@@ -293,7 +313,10 @@ def _traced_while(builder: GraphBuilder, cond_fn, body_fn, vars_tuple, names, ma
             carried.append((i, t))
             init_values.append(builder.constant(np.zeros(zero_shape, t.dtype.np_dtype)))
     n_user = len(carried)
-    flag_slots = [j for j, (i, _) in enumerate(carried) if kinds[i] == _UNDEF]
+    # Undefined values get a flag checked after the loop (the loop must run to
+    # define them), except those that may stay empty (see `_may_stay_empty`).
+    flag_slots = [j for j, (i, _) in enumerate(carried)
+                  if kinds[i] == _UNDEF and not _may_stay_empty(init_leaves[i])]
     for j in flag_slots:
         init_values.append(builder.constant(np.array(False)))
     counter_slot = None

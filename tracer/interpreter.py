@@ -6,6 +6,12 @@ dict (in the manner of torch.fx's Interpreter): `cond`, `while`, `check` and
 `constant` have handlers here; every other op runs its registered NumPy
 reference. Each result is cast to its declared dtype and its shape checked
 against its declared type.
+
+A resource input (`ref T`, a variable) is bound to the variable's mutable
+buffer itself, not to a copy: `read_variable` copies the buffer and
+`assign_variable` writes into it in place (their references, in
+`tracer.ops.variables`), so running a graph updates its variables as the
+compiled code does.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from . import ops as _ops  # noqa: F401  (importing it registers every op)
 from . import registry
 from .convert import to_numpy
 from .errors import InvalidArgumentError, with_location
-from .ir import Block, Graph, Op, Value
+from .ir import Block, Graph, Op, Value, is_resource
 from .types import format_shape, shape_compatible
 
 __all__ = ["Interpreter", "run_graph"]
@@ -29,6 +35,8 @@ Handler = Callable[[Op, List[np.ndarray], Dict[Value, np.ndarray]], Sequence]
 def run_graph(graph: Graph, inputs: Sequence) -> List[np.ndarray]:
     """Evaluate `graph` on `inputs` (arrays or numbers, one per graph input).
 
+    A resource input takes an `ag.Variable` or a writeable NumPy array of
+    exactly its dtype and shape, which the graph's assigns update in place.
     Returns one array per graph output, of the declared dtypes. Faults
     (failed `check`s, errors raised by op references) raise
     InvalidArgumentError naming the op's source line.
@@ -56,6 +64,9 @@ class Interpreter:
                                        f"got {len(inputs)}")
         arrays = []
         for i, (x, p) in enumerate(zip(inputs, params)):
+            if is_resource(p):
+                arrays.append(self._resource_buffer(i, x, p))
+                continue
             try:
                 arr = to_numpy(x, p.type.dtype)
             except TypeError as e:
@@ -72,6 +83,20 @@ class Interpreter:
             outs = self.run_block(self.graph.body, arrays, env)
         # Constants are read-only; hand the caller arrays it may write to.
         return [o if o.flags.writeable else o.copy() for o in outs]
+
+    def _resource_buffer(self, i: int, x, p: Value) -> np.ndarray:
+        """The mutable buffer bound to resource input `i` (never a copy)."""
+        buf = x._buffer if getattr(x, "_ag_variable", False) and hasattr(x, "_buffer") else x
+        t = p.type.value_type
+        if not (isinstance(buf, np.ndarray) and buf.dtype == t.dtype.np_dtype
+                and buf.shape == t.shape and buf.flags.writeable):
+            got = (f"a {'writeable' if buf.flags.writeable else 'read-only'} array of dtype "
+                   f"{buf.dtype} and shape {format_shape(buf.shape)}"
+                   if isinstance(buf, np.ndarray) else type(x).__name__)
+            raise InvalidArgumentError(f"input {i} of graph @{self.graph.name} is a variable of type "
+                                       f"{p.type}: expected an ag.Variable or a writeable array of "
+                                       f"that dtype and shape, got {got}")
+        return buf
 
     def run_block(self, block: Block, args: Sequence[np.ndarray],
                   env: Dict[Value, np.ndarray]) -> List[np.ndarray]:

@@ -8,6 +8,12 @@ Regions are single blocks and may use any value defined before their op
 (implicit capture). A graph is a top-level block whose arguments are the
 function's inputs and whose yielded values are its outputs.
 
+A graph input may be a *resource*: a reference to a variable's mutable buffer
+(type `ResourceType`, printed `ref float32[3]`). Only `read_variable` and
+`assign_variable` take resources, and only graph inputs have that type, so
+every op that touches mutable state names it explicitly and program order
+is the order of effects.
+
 Objects are slotted dataclasses with identity equality. Printing lives in
 `tracer.printer`; `str(graph)` uses it.
 """
@@ -18,7 +24,7 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 
 from .types import TensorType
 
-__all__ = ["Location", "Value", "Op", "Block", "Graph"]
+__all__ = ["Location", "ResourceType", "is_resource", "Value", "Op", "Block", "Graph"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +49,43 @@ class Location:
         return text
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceType:
+    """The type of a resource graph input: a variable holding a `value_type`.
+
+    The variable's buffer is mutable and shared by reference with the caller;
+    its shape is always fully known. Not a `TensorType`, on purpose: no tensor
+    op accepts a resource (the verifier says so), only `read_variable` and
+    `assign_variable` do.
+    """
+
+    value_type: TensorType
+
+    @property
+    def dtype(self):
+        return self.value_type.dtype
+
+    @property
+    def shape(self):
+        return self.value_type.shape
+
+    def __str__(self) -> str:
+        return f"ref {self.value_type}"
+
+    def __repr__(self) -> str:
+        return f"ResourceType({self})"
+
+
+def is_resource(x) -> bool:
+    """True for a `ResourceType`, or a Value of that type."""
+    return isinstance(getattr(x, "type", x), ResourceType)
+
+
 @dataclass(slots=True, eq=False)
 class Value:
     """An SSA value: the result of an op or an argument of a block."""
 
-    type: TensorType
+    type: Union[TensorType, ResourceType]
     owner: Union["Op", "Block", None] = None
     index: int = 0
     name_hint: Optional[str] = None

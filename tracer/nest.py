@@ -1,11 +1,29 @@
 """Flattening nested Python structures (tuples, lists, dicts, namedtuples).
 
 Used for function arguments, results, branch outputs and loop variables:
-leaves are everything that is not one of those containers.
+leaves are everything that is not one of those containers. Composite types
+registered with `register_composite` (e.g. `ag.TensorArray`) flatten into
+their parts, so compiled loops and branches carry them like tuples.
 """
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
+
+# type -> (flatten(obj) -> (children, aux), unflatten(aux, children) -> obj, child names)
+_COMPOSITES: Dict[type, Tuple[Callable, Callable, Tuple[str, ...]]] = {}
+
+
+def register_composite(cls: type, flatten_fn: Callable, unflatten_fn: Callable,
+                       names: Tuple[str, ...] = ()) -> None:
+    """Make instances of `cls` flatten into their parts.
+
+    `flatten_fn(obj) -> (children, aux)`: the parts (nested structures
+    themselves) and hashable static data compared as part of the treedef
+    (two objects with different `aux` have different structures);
+    `unflatten_fn(aux, children) -> obj` rebuilds one. `names` label the
+    children in error messages (`ta.data`).
+    """
+    _COMPOSITES[cls] = (flatten_fn, unflatten_fn, tuple(names))
 
 
 def _is_namedtuple(x) -> bool:
@@ -20,6 +38,10 @@ def flatten(structure) -> Tuple[List[Any], Any]:
 
 
 def _flatten(x, leaves):
+    composite = _COMPOSITES.get(type(x))
+    if composite is not None:
+        children, aux = composite[0](x)
+        return ("composite", type(x), aux, tuple(_flatten(c, leaves) for c in children))
     if _is_namedtuple(x):
         return ("namedtuple", type(x), tuple(_flatten(v, leaves) for v in x))
     if isinstance(x, (tuple, list)):
@@ -41,6 +63,8 @@ def unflatten(treedef, leaves) -> Any:
 def _unflatten(t, it):
     if t is None:
         return next(it)
+    if t[0] == "composite":
+        return _COMPOSITES[t[1]][1](t[2], [_unflatten(s, it) for s in t[3]])
     if t[0] == "namedtuple":
         return t[1](*(_unflatten(s, it) for s in t[2]))
     if t[0] == "dict":
@@ -56,7 +80,13 @@ def leaf_paths(structure, prefix: str = "") -> List[str]:
 
 
 def _paths(x, prefix, out):
-    if isinstance(x, (tuple, list)):
+    composite = _COMPOSITES.get(type(x))
+    if composite is not None:
+        children, _ = composite[0](x)
+        names = composite[2]
+        for i, c in enumerate(children):
+            _paths(c, f"{prefix}.{names[i] if i < len(names) else i}", out)
+    elif isinstance(x, (tuple, list)):
         for i, v in enumerate(x):
             _paths(v, f"{prefix}[{i}]", out)
     elif isinstance(x, dict):

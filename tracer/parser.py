@@ -15,6 +15,9 @@ the op's `Location`. Attribute values are Python literals (ints, floats with
 names. A `constant`'s `value` becomes a read-only array of its result's
 dtype and shape; lists in other attributes become read-only arrays too.
 
+A value's type may be `ref T`: a resource (a variable's buffer, captured by
+reference), which the verifier allows only for graph inputs.
+
 The parser checks syntax and scoping only (names defined once, defined before
 use and visible where used); `tracer.verifier` checks types and op rules.
 Errors are `ValueError`s naming the line and column.
@@ -27,7 +30,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
-from .ir import Block, Graph, Location, Op, Value
+from .ir import Block, Graph, Location, Op, ResourceType, Value
 from .printer import REGION_NAMES
 from .types import TensorType, as_dtype, parse_tensor_type
 
@@ -41,6 +44,7 @@ class IRParseError(ValueError):
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _VALUE_NAME = re.compile(r"%([A-Za-z0-9_]+)")
 _TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]")
+_REF = re.compile(r"ref\s+")   # `ref float32[3]`: a resource (variable) input
 _GRAPH_NAME = re.compile(r"[^\s(]+")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)")
 _STRING = re.compile(r"""[bB]?(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
@@ -185,11 +189,19 @@ class _Parser:
         return self.values[name]
 
     def typed_name(self, cur: _Cursor) -> Tuple[str, TensorType, int]:
-        """`%name: type` -> (name, type, column of the name)."""
+        """`%name: type` or `%name: ref type` -> (name, type, column of the name).
+
+        `ref T` (a resource) is accepted anywhere a value is named; the
+        verifier rejects it where it is not a graph input.
+        """
         cur.skip_ws()
         pos = cur.pos
         name = cur.match(_VALUE_NAME, "a value like %0")[1:]
         cur.expect(":")
+        cur.skip_ws()
+        if _REF.match(cur.text, cur.pos):
+            cur.pos = _REF.match(cur.text, cur.pos).end()
+            return name, ResourceType(self.tensor_type(cur)), pos
         return name, self.tensor_type(cur), pos
 
     def tensor_type(self, cur: _Cursor) -> TensorType:

@@ -11,8 +11,10 @@ Values are numbered in order of definition; graph inputs keep their
 parameter names. Attributes print sorted by name as Python literals (dtypes by
 their name, constant arrays as nested lists). Regions print as labelled
 blocks: `then() {...}` / `else() {...}` for `cond`, `cond(%a: T) {...}` /
-`body(%b: T) {...}` for `while`, each ending with `yield`. `tracer.parser`
-reads this form back.
+`body(%b: T) {...}` for `while`, each ending with `yield`. A resource input
+(a variable captured by reference) prints its type as `ref T`, e.g.
+`graph @f(%x: float32[], %v: ref float32[3])`. `tracer.parser` reads this
+form back.
 """
 from __future__ import annotations
 
@@ -90,18 +92,19 @@ class _Namer:
 
 
 def _format_block(block: Block, namer: _Namer, indent: str, locations: bool,
-                  out: List[str], terminator: str) -> None:
+                  out: List[str], terminator: str, attr_format=format_attr) -> None:
     for op in block.ops:
-        _format_op(op, namer, indent, locations, out)
+        _format_op(op, namer, indent, locations, out, attr_format)
     out.append(f"{indent}{terminator} " + ", ".join(namer.ref(v) for v in block.results)
                if block.results else f"{indent}{terminator}")
 
 
-def _format_op(op: Op, namer: _Namer, indent: str, locations: bool, out: List[str]) -> None:
+def _format_op(op: Op, namer: _Namer, indent: str, locations: bool, out: List[str],
+               attr_format=format_attr) -> None:
     operands = ", ".join(namer.ref(v) for v in op.operands)
     attrs = ""
     if op.attrs:
-        attrs = "[" + ", ".join(f"{k}={format_attr(op.attrs[k])}" for k in sorted(op.attrs)) + "]"
+        attrs = "[" + ", ".join(f"{k}={attr_format(op.attrs[k])}" for k in sorted(op.attrs)) + "]"
     lhs = ", ".join(f"{namer.define(r)}: {r.type}" for r in op.results)
     head = f"{indent}{lhs} = " if op.results else indent
     line = f"{head}{op.name}{attrs}({operands})"
@@ -116,17 +119,21 @@ def _format_op(op: Op, namer: _Namer, indent: str, locations: bool, out: List[st
         for label, region in zip(labels, op.regions):
             args = ", ".join(f"{namer.define(a)}: {a.type}" for a in region.args)
             out.append(f"{inner}{label}({args}) {{")
-            _format_block(region, namer, inner + "  ", locations, out, "yield")
+            _format_block(region, namer, inner + "  ", locations, out, "yield", attr_format)
             out.append(f"{inner}}}")
         out.append(f"{indent}}}")
 
 
-def format_graph(graph: Graph, locations: bool = False) -> str:
-    """Render `graph` in the stable text form described in this module."""
+def format_graph(graph: Graph, locations: bool = False, attr_format=format_attr) -> str:
+    """Render `graph` in the stable text form described in this module.
+
+    `attr_format` spells attribute values (the disk cache's key replaces
+    large arrays by a digest of their bytes, see codegen.cache).
+    """
     namer = _Namer()
     params = ", ".join(f"{namer.define(a, a.name_hint)}: {a.type}" for a in graph.inputs)
     results = ", ".join(str(v.type) for v in graph.outputs)
     out = [f"graph @{graph.name}({params}) -> ({results}) {{"]
-    _format_block(graph.body, namer, "  ", locations, out, "return")
+    _format_block(graph.body, namer, "  ", locations, out, "return", attr_format)
     out.append("}")
     return "\n".join(out) + "\n"

@@ -74,3 +74,12 @@ class TensorOperators:
 
     def __getitem__(self, key):
         return _api().getitem(self, key)
+
+    # NumPy functions and ufuncs on tensors map to autograph ops (tracer.numpy_protocol).
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy_protocol import array_ufunc
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy_protocol import array_function
+        return array_function(func, args, kwargs)

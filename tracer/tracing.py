@@ -5,6 +5,11 @@ into the innermost open block (constant inputs become `constant` ops) and
 returns `SymbolicTensor`s. With no builder active, `bind` runs the op's NumPy
 reference eagerly and wraps the result with the eager wrapper that `runtime`
 installs (`set_eager_wrapper`).
+
+Variables (objects with `_ag_variable`, see `runtime.variable`) are captured
+by reference: the first use in a trace adds a resource input for the variable
+(`capture_variable`), and every use as an operand emits a `read_variable` at
+that point in program order, so reads see the assigns recorded before them.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import numpy as np
 from . import registry
 from .convert import to_numpy
 from .errors import with_location
-from .ir import Block, Graph, Location, Op, Value
+from .ir import Block, Graph, Location, Op, ResourceType, Value
 from .location import user_location
 from .tensor_ops import TensorOperators
 from .types import TensorType, as_dtype, format_shape
@@ -170,6 +175,10 @@ class GraphBuilder:
         self.graph = Graph(name)
         self.blocks: List[Block] = [self.graph.body]
         self._scratch_depth = 0
+        # Variables used by the trace, in the order of their resource inputs
+        # (the caller passes their buffers after the user's inputs).
+        self.captures: List[tuple] = []          # (variable, resource input Value)
+        self._captured: Dict[int, Value] = {}    # id(variable) -> its resource input
 
     def __enter__(self) -> "GraphBuilder":
         _stack().append(self)
@@ -191,6 +200,43 @@ class GraphBuilder:
     def add_input(self, type: TensorType, name: Optional[str] = None) -> SymbolicTensor:
         """Add a graph input of `type`; returns its symbolic tensor."""
         return SymbolicTensor(self.graph.body.add_arg(type, name), self)
+
+    def add_resource_input(self, type: TensorType, name: Optional[str] = None) -> Value:
+        """Add a graph input that refers to a variable holding a `type` value."""
+        return self.graph.body.add_arg(ResourceType(type), name)
+
+    def capture_variable(self, var) -> Value:
+        """The resource input of variable `var` in this graph, added on first use.
+
+        One input per variable per graph: later uses (in any region) reuse it.
+        The builder keeps `var` alive until the trace becomes a function.
+        """
+        v = self._captured.get(id(var))
+        if v is None:
+            name = getattr(var, "name", None)
+            v = self.add_resource_input(TensorType(var.dtype, var.shape),
+                                        name if isinstance(name, str) and name.isidentifier() else None)
+            self.captures.append((var, v))
+            self._captured[id(var)] = v
+        return v
+
+    def captured_variable(self, v: Value):
+        """The variable captured as resource input `v`, or None."""
+        for var, value in self.captures:
+            if value is v:
+                return var
+        return None
+
+    def read_variable(self, var) -> Value:
+        """Emit `read_variable` of `var` (captured or an argument) here; returns the value."""
+        res = var._ag_resource(self)
+        return self.emit("read_variable", [res], [res.type.value_type]).results[0]
+
+    def assign_variable(self, var, value: Value) -> Op:
+        """Emit `assign_variable(var, value)`; the type rule checks dtype and shape."""
+        res = var._ag_resource(self)
+        registry.get("assign_variable").type_rule([res.type, value.type], {}, [None, None])
+        return self.emit("assign_variable", [res, value], [])
 
     @contextlib.contextmanager
     def region(self, arg_types: Sequence[TensorType] = (), scratch: bool = False):
@@ -240,6 +286,12 @@ class GraphBuilder:
             if dtype is not None and x.dtype is not dtype:
                 raise TypeError(f"expected a tensor of dtype {dtype.name}, got {x.dtype.name}" + _where())
             return x.value
+        if getattr(x, "_ag_variable", False):
+            # A variable operand is read where it is used, not frozen as a constant.
+            if dtype is not None and x.dtype is not dtype:
+                raise TypeError(f"expected a tensor of dtype {dtype.name}, got a variable of dtype "
+                                f"{x.dtype.name}" + _where())
+            return self.read_variable(x)
         arr = to_numpy(x, dtype)
         return self.constant(arr)
 

@@ -24,6 +24,10 @@ What a verified graph guarantees:
   `body` yields values that fit the result types.
 * `check`: one bool scalar operand and a string `message`.
 * No other op has regions.
+* Resources (`ref T`, variables captured by reference): only graph inputs
+  have a resource type, with a fully known shape; a resource is used only as
+  operand 0 of `read_variable` / `assign_variable`, and is never an op
+  result, a region argument, a yielded value or a graph output.
 """
 from __future__ import annotations
 
@@ -33,7 +37,8 @@ import numpy as np
 
 from . import ops as _ops  # noqa: F401  (importing it registers every op)
 from . import registry
-from .ir import Block, Graph, Op, Value
+from .ir import Block, Graph, Op, Value, is_resource
+from .ops.variables import RESOURCE_OPS
 from .types import TensorType, as_dtype, shape_compatible
 
 __all__ = ["VerificationError", "verify"]
@@ -110,11 +115,16 @@ class _Verifier:
             for i, a in enumerate(block.args):
                 if a.owner is not block or a.index != i:
                     raise self.fail(where, f"argument {i} does not point back at its block")
+                if is_resource(a):
+                    self.check_resource_arg(a, i, block, where)
                 self.define(a, where)
             for k, op in enumerate(block.ops):
                 self.op(op, block, f"op {k} '{op.name}' in {where}")
             for i, v in enumerate(block.results):
                 self.check_visible(v, f"{yield_what} {i}", where, None)
+                if is_resource(v):
+                    raise self.fail(where, f"{yield_what} {i} is a variable ({v.type}); only "
+                                           f"values can be yielded or returned (read_variable it)")
         finally:
             self.scopes.pop()
 
@@ -123,6 +133,9 @@ class _Verifier:
             raise self.fail(where, "op.block is not the block that holds the op", op)
         for i, v in enumerate(op.operands):
             self.check_visible(v, f"operand {i}", where, op)
+            if is_resource(v) and not (i == 0 and op.name in RESOURCE_OPS):
+                raise self.fail(where, f"operand {i} is a variable ({v.type}); only operand 0 of "
+                                       f"read_variable and assign_variable may be one", op)
         try:
             opdef = registry.get(op.name)
         except KeyError:
@@ -136,6 +149,9 @@ class _Verifier:
             if r.type != t:
                 raise self.fail(where, f"result {i} has type {r.type} but result_types "
                                        f"says {t}", op)
+            if is_resource(r):
+                raise self.fail(where, f"result {i} is a variable ({r.type}); resources are "
+                                       f"graph inputs only", op)
         check = self.checks.get(op.name)
         if check is not None:
             check(op, where)
@@ -161,6 +177,15 @@ class _Verifier:
         if not ok:
             raise self.fail(where, f"declared result types ({', '.join(map(str, declared))}) "
                                    f"but the type rule gives ({', '.join(map(str, expected))})", op)
+
+    def check_resource_arg(self, a: Value, i: int, block: Block, where: str) -> None:
+        """A resource argument: a graph input whose variable has a fully known shape."""
+        if block is not self.graph.body:
+            raise self.fail(where, f"argument {i} is a variable ({a.type}); resources are "
+                                   f"graph inputs only, not region arguments")
+        if not a.type.value_type.is_fully_static:
+            raise self.fail(where, f"input {i} is a variable of type {a.type}; a variable's "
+                                   f"shape must be fully known")
 
     # ------------------------------------------------------------ special ops
 

@@ -108,11 +108,16 @@ def _strided_slice_rule(types, attrs, consts):
     return [TensorType(x.dtype, tuple(out))]
 
 
-def _strided_slice_reference(x, *idx, spec):
+def numpy_key(x: np.ndarray, idx: Sequence, spec, op: str = "strided_slice") -> tuple:
+    """The NumPy basic-indexing key for `spec` and index values `idx` on `x`.
+
+    Raises InvalidArgumentError (naming `op`) like the compiled code does:
+    integer index out of range, zero slice step, too many indices.
+    """
     values = [int(v) for v in idx]
     consumed = _consumed(spec)
     if consumed > x.ndim:
-        raise InvalidArgumentError(f"strided_slice: too many indices for a tensor of shape "
+        raise InvalidArgumentError(f"{op}: too many indices for a tensor of shape "
                                    f"{x.shape}: {consumed} were given")
     key, axis, pos = [], 0, 0
     for p in spec:
@@ -131,11 +136,15 @@ def _strided_slice_reference(x, *idx, spec):
         else:
             (start, stop, step), pos = _slice_parts(p, values, pos)
             if step == 0:
-                raise InvalidArgumentError("strided_slice: slice step cannot be zero")
+                raise InvalidArgumentError(f"{op}: slice step cannot be zero")
             key.append(slice(start, stop, step))
             axis += 1
+    return tuple(key)
+
+
+def _strided_slice_reference(x, *idx, spec):
     # A copy: basic indexing gives a view, and references must return fresh arrays.
-    return np.array(x[tuple(key)], copy=True)
+    return np.array(x[numpy_key(x, idx, spec)], copy=True)
 
 
 declare("strided_slice", _strided_slice_rule, _strided_slice_reference,

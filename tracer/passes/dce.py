@@ -13,7 +13,12 @@ Guarantees, after `run(graph)`:
   loop, used by the cond region, or needed by the body to compute another
   live loop variable or an effectful op. The others lose their initial
   value, region arguments and yields together;
-* the graph's inputs and outputs are unchanged, and nothing that could have
+* variables: `assign_variable` is stateful, so it is never removed, nor is a
+  `cond`/`while` that holds one; an unused `read_variable` is removed (it has
+  no effect). No op is ever moved, so every read stays after the assigns
+  that precede it in program order;
+* the graph's inputs and outputs are unchanged (resource inputs included,
+  even when no op uses them any more), and nothing that could have
   an effect is removed. (Ops that may only *fail* at run time, such as an
   integer division, are removed when unused, as TensorFlow prunes them.)
 
