@@ -215,7 +215,8 @@ def graph_key(graph: Graph, boundscheck: bool) -> Optional[str]:
 
 def keyed_symbol(name: str, key: str) -> str:
     """A fresh, process-unique kernel symbol for code with cache key `key`."""
-    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40] or "fn"
+    # ASCII only: the symbol must match _SYMBOL_RE when the entry is read back.
+    safe = "".join(c if (c.isascii() and c.isalnum()) or c == "_" else "_" for c in name)[:40] or "fn"
     return f"ag_{safe}_{key[:16]}_{next(_counter):08x}"
 
 

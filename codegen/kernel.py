@@ -28,6 +28,7 @@ from tracer.errors import InvalidArgumentError
 from tracer.ir import Graph, is_resource
 from tracer.types import format_shape
 
+from . import string_abi
 from .errors import ERR_SLOTS, ErrorTable
 from .abi import slot_count  # not .lowering: a cache hit needs no llvmlite.ir
 
@@ -84,6 +85,7 @@ def _views(buf: np.ndarray) -> dict:
 
 
 _REF = "ref"   # the dtype-name slot of a resource input in a kernel's input plan
+_STR = "string"  # string tensors (any rank): packed into / read from the native layout (string_abi)
 
 
 def _wrap_output(ptr: int, shape: tuple, dtype: np.dtype) -> np.ndarray:
@@ -122,6 +124,10 @@ class CompiledKernel:
             if is_resource(t):   # one slot: the data pointer of the variable's buffer
                 plan.append((slot, _REF, t.dtype.np_dtype, t.shape))
                 slot += 1
+                continue
+            if t.dtype.name == _STR:   # a buffer whatever the rank: pointer + dims
+                plan.append((slot, _STR, t.dtype.np_dtype, t.shape))
+                slot += 1 + len(t.shape)
                 continue
             plan.append((slot, t.dtype.name, t.dtype.np_dtype, t.shape))
             slot += 1 if t.shape == () else 1 + len(t.shape)
@@ -182,6 +188,12 @@ class CompiledKernel:
                     args[slot] = _data_pointer(a)
                     keep.append(a)
                     continue
+                if dname is _STR:
+                    a, dims = string_abi.pack_argument(a, shape, self._in_names[i], self.name)
+                    args[slot] = a.ctypes.data
+                    args[slot + 1: slot + 1 + len(dims)] = dims
+                    keep.append(a)
+                    continue
                 if type(a) is not np.ndarray or a.dtype != npdt or a.ndim != len(shape):
                     a = self._coerce(i, a)
                 elif shape:
@@ -211,6 +223,10 @@ class CompiledKernel:
         views = frame.views_out
         outs = []
         for slot, dname, npdt, shape in self._out_plan:
+            if dname is _STR:   # copied into bytes objects; the buffer is freed at once
+                dims = tuple(int(d) for d in res[slot + 1: slot + 1 + len(shape)])
+                outs.append(string_abi.unpack(int(res[slot]), dims, _free))
+                continue
             if not shape:
                 view, scale = views[dname]
                 outs.append(np.array(view[slot * scale], dtype=npdt))

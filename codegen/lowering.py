@@ -189,6 +189,9 @@ class Lowerer:
         for v in list(op.operands) + list(op.results):
             check_supported(v.type, f"a value of op {op.name}")
         fn = LOWERINGS.get(op.name)
+        if _has_string(op):
+            from .strings import lowering_for   # string operands/results: codegen.strings decides
+            fn = lowering_for(op)
         if fn is None:
             raise NotImplementedError(f"codegen: no lowering for op {op.name!r}")
         outs = fn(self, op, [self.env[v] for v in op.operands])
@@ -213,7 +216,9 @@ class Lowerer:
         for a, v in zip(block.args, args):
             check_supported(a.type, "a block argument")
             self.env[a] = v
-        plan = plan_block(block, lambda o: o.name in FUSABLE, lambda o: o.name in FUSES_INTO)
+        # String ops are never fused (their elements are not register values).
+        plan = plan_block(block, lambda o: o.name in FUSABLE and not _has_string(o),
+                          lambda o: o.name in FUSES_INTO and not _has_string(o))
         frame = _Frame(plan)
         self._frames.append(frame)
         try:
@@ -261,14 +266,14 @@ class Lowerer:
         for v in self.graph.inputs:
             if is_resource(v):
                 from .variables import Resource
-                check_supported(v.type.value_type, f"variable {v.name_hint or ''}")
+                check_supported(v.type.value_type, f"variable {v.name_hint or ''}", strings=False)
                 ptr = b.load(b.gep(args, [i64(slot)], source_etype=I64), typ=PTR)
                 out.append(Resource(v.type.value_type, ptr))
                 slot += 1
                 continue
             check_supported(v.type, f"input {v.name_hint or ''}")
             t = v.type
-            if t.shape == ():
+            if t.shape == () and not _is_string(t):   # a string scalar is a buffer: one pointer slot
                 p = b.gep(args, [i64(slot)], source_etype=I64)
                 x = b.load(p, typ=mem_type(t.dtype))
                 out.append(b.trunc(x, I1) if t.dtype.is_bool else x)
@@ -293,7 +298,7 @@ class Lowerer:
         slot = 0
         for v, x in zip(self.graph.outputs, values):
             t = v.type
-            if t.shape == ():
+            if t.shape == () and not _is_string(t):
                 val = b.zext(x, I8) if t.dtype.is_bool else x
                 b.store(val, b.gep(res, [i64(slot)], source_etype=I64))
                 slot += 1
@@ -312,6 +317,15 @@ class Lowerer:
         self._pack_outputs(outs)
         self.b.ret(ir.Constant(I32, 0))
         return self.module
+
+
+def _is_string(t) -> bool:
+    return t.dtype.name == "string"
+
+
+def _has_string(op: Op) -> bool:
+    """Does `op` take or give a string tensor (lowered by `codegen.strings`)?"""
+    return any(_is_string(v.type) for v in op.operands) or any(_is_string(v.type) for v in op.results)
 
 
 def _value_kind(v: ir.Value) -> str:

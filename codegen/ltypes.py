@@ -30,9 +30,12 @@ _REG = {"bool": I1, "int32": I32, "int64": I64, "float32": F32, "float64": F64}
 _MEM = {"bool": I8, "int32": I32, "int64": I64, "float32": F32, "float64": F64}
 
 
-def check_supported(t: TensorType, what: str) -> None:
-    """Raise NotImplementedError for types codegen cannot lower."""
-    if t.dtype.name not in _REG:
+def check_supported(t: TensorType, what: str, strings: bool = True) -> None:
+    """Raise NotImplementedError for types codegen cannot lower.
+
+    String tensors are lowered by `codegen.strings` (`strings=False` refuses
+    them, e.g. for variables, whose buffers are NumPy object arrays)."""
+    if t.dtype.name not in _REG and not (strings and t.dtype.name == "string"):
         raise NotImplementedError(
             f"codegen: tensors of dtype {t.dtype.name} are not supported in compiled code ({what})")
     if t.shape is None:

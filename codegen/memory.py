@@ -98,6 +98,9 @@ def memcpy(lw, dst, src, nbytes) -> None:
 
 def copy_tensor(lw, op, t: Tensor) -> Tensor:
     """A freshly allocated copy of `t` (same dims)."""
+    if t.dtype.name == "string":   # entries + bytes: the size is in the buffer
+        from .strings import copy_strings
+        return copy_strings(lw, op, t)
     ptr = alloc(lw, op, t.dtype, t.dims)
     nbytes = mul(lw.b, numel(lw, t.dims), i64(t.dtype.itemsize))
     memcpy(lw, ptr, t.ptr, nbytes)

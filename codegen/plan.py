@@ -3,7 +3,8 @@ each buffer the block allocates is freed.
 
 Ownership rules (the memory scheme of the code generator):
 
-* Every tensor (rank >= 1) result of an op is a fresh heap buffer owned by
+* Every tensor (rank >= 1, or a string of any rank) result of an op is a
+  fresh heap buffer owned by
   the block that contains the op, except `constant` results (global data,
   never freed) and fused results (never materialised).
 * A block frees each buffer it owns right after the buffer's last use in the
@@ -143,7 +144,8 @@ def plan_block(block: Block, fusable: Callable[[Op], bool],
         if id(op) in plan.deferred or op.name == "constant":
             continue
         for r in op.results:
-            if r.type.shape == () or r in plan.yielded:
+            # Scalars live in registers, except strings: a string scalar is a buffer.
+            if (r.type.shape == () and r.type.dtype.name != "string") or r in plan.yielded:
                 continue
             at = plan.last_use.get(r, i)
             plan.free_after.setdefault(at, []).append(r)

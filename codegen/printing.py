@@ -100,13 +100,17 @@ def _scalar(v: int, npd: np.dtype) -> np.ndarray:
 
 # ---------------------------------------------------------------- lowering
 
-def _cstring(lw, text: str) -> ir.GlobalVariable:
-    data = bytearray(text.encode("ascii") + b"\0")
-    ty = ir.ArrayType(I8, len(data))
-    gv = ir.GlobalVariable(lw.module, ty, name=f"ag.print.str.{len(lw.module.globals)}")
-    gv.initializer = ir.Constant(ty, data)
-    gv.global_constant = True
-    gv.linkage = "private"
+def _cstring(lw, text: str, name: str = None) -> ir.GlobalVariable:
+    """A private constant NUL-terminated ASCII string; one per `name` when given."""
+    name = name or f"ag.print.str.{len(lw.module.globals)}"
+    gv = lw.module.globals.get(name)
+    if gv is None:
+        data = bytearray(text.encode("ascii") + b"\0")
+        ty = ir.ArrayType(I8, len(data))
+        gv = ir.GlobalVariable(lw.module, ty, name=name)
+        gv.initializer = ir.Constant(ty, data)
+        gv.global_constant = True
+        gv.linkage = "private"
     return gv
 
 
@@ -153,8 +157,30 @@ def lower_print(lw, op: Op, args: list) -> list:
     return []
 
 
+_API = ("PyGILState_Ensure", "PyGILState_Release", "PyImport_ImportModule", "PyObject_GetAttrString",
+        "PyLong_FromUnsignedLongLong", "PyObject_CallFunctionObjArgs", "Py_DecRef",
+        "PyErr_WriteUnraisable", "PyErr_Occurred")
+_api_checked = False
+
+
+def _check_python_api() -> None:
+    """Refuse to compile (rather than let the JIT abort on an unresolved symbol)
+    when this interpreter does not export the C API functions the call needs."""
+    global _api_checked
+    if _api_checked:
+        return
+    process = ctypes.PyDLL(None)
+    missing = [n for n in _API if not hasattr(process, n)]
+    if missing:
+        raise NotImplementedError(f"codegen: ag.print in compiled code needs the Python C API "
+                                  f"functions {', '.join(missing)}, which this interpreter does "
+                                  f"not export")
+    _api_checked = True
+
+
 def _call_python(lw, record: ir.Value) -> None:
     """`codegen.printing.kernel_print(record)` through the CPython C API, GIL held."""
+    _check_python_api()
     m = lw.module
     b = lw.b
     ensure = declare(m, "PyGILState_Ensure", I32, [])
@@ -171,9 +197,9 @@ def _call_python(lw, record: ir.Value) -> None:
     null = ir.Constant(PTR, None)
 
     state = b.call(ensure, [])
-    mod = b.call(imp, [_cstring_ptr(lw, _MODULE)])
+    mod = b.call(imp, [_cstring(lw, _MODULE, "ag.print.module")])
     with b.if_then(b.icmp_unsigned("!=", mod, null), likely=True):
-        fn = b.call(getattr_, [mod, _cstring_ptr(lw, _CALLBACK)])
+        fn = b.call(getattr_, [mod, _cstring(lw, _CALLBACK, "ag.print.callback")])
         b.call(decref, [mod])
         with b.if_then(b.icmp_unsigned("!=", fn, null), likely=True):
             arg = b.call(from_ll, [record])
@@ -187,16 +213,3 @@ def _call_python(lw, record: ir.Value) -> None:
     with b.if_then(b.icmp_unsigned("!=", b.call(occurred, []), null), likely=False):
         b.call(unraisable, [null])
     b.call(release, [state])
-
-
-def _cstring_ptr(lw, text: str) -> ir.Value:
-    key = f"ag.print.name.{text}"
-    gv = lw.module.globals.get(key)
-    if gv is None:
-        data = bytearray(text.encode("ascii") + b"\0")
-        ty = ir.ArrayType(I8, len(data))
-        gv = ir.GlobalVariable(lw.module, ty, name=key)
-        gv.initializer = ir.Constant(ty, data)
-        gv.global_constant = True
-        gv.linkage = "private"
-    return gv

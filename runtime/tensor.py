@@ -271,7 +271,15 @@ def constant(value, dtype=None, shape=None, name=None):
     `shape` reshapes a value with as many elements, or fills the shape with a
     one-element value, as `tf.constant` does. Inside a trace the result is
     still an eager tensor; it becomes a `constant` op where it is used.
+    A variable gives its current value.
     """
+    if getattr(value, "_ag_variable", False):
+        value = value.read_value()
+        if tracing.is_traced(value):
+            if shape is not None:
+                raise ValueError("constant: shape= cannot reshape a variable read inside a trace; "
+                                 "use ag.reshape")
+            return convert_to_tensor(value, dtype)
     arr = _to_array("constant", value, dtype)
     if shape is not None:
         shape = _static_shape("constant", shape)

@@ -384,3 +384,9 @@ def test_small_array_attributes_carry_their_dtype():
     assert cache._key_attr(np.array([1.0, 2.0], np.float32)) != cache._key_attr(np.array([1.0, 2.0]))
     assert cache._key_attr(np.float32(0.1)) != cache._key_attr(np.float64(0.1))
     assert cache._key_attr((1, 2)) == "(1, 2)"
+
+
+def test_keyed_symbols_are_ascii_and_match_the_entry_check():
+    key = "ab" * 32
+    for name in ("f", "größe", "λx", "a-b.c", "x" * 100, ""):
+        assert cache._SYMBOL_RE.match(cache.keyed_symbol(name, key)), name

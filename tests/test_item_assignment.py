@@ -378,3 +378,15 @@ def test_eager_errors():
         api.setitem(ag.constant([1, 2, 3]), 3, 0)
     with pytest.raises(TypeError, match="item assignment: indexing with a list"):
         api.setitem(ag.constant([1, 2, 3]), [0, 1], 0)
+
+
+def test_other_assignment_forms_have_a_clear_error():
+    @ag.function
+    def chained(x):
+        out = x + 0
+        out[1][0] = 5
+        return out
+
+    with pytest.raises(TypeError, match=r"write `x\[i, j\] = v`, not `x\[i\]\[j\] = v`[\s\S]*"
+                                        r"out\[1\]\[0\] = 5"):
+        chained(np.zeros((2, 2)))

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import autograph as ag
-from support import FLOATS, INTS, NUMERIC, arrays, assert_same, elements, shapes
+from support import INTS, NUMERIC, arrays, assert_same, elements, shapes
 from tracer import registry
 from tracer.parser import parse_graph
 from tracer.verifier import verify

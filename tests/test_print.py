@@ -26,6 +26,8 @@ from tracer.parser import parse_graph
 def test_eager_print(capsys):
     ag.print("a", ag.constant([1.0, 2.5]), 3, np.int64(4), True, sep="|", end=".\n")
     assert capsys.readouterr().out == "a|[1.  2.5]|3|4|True.\n"
+    ag.print("b", [1, 2], None, sep=None, end=None)        # None: the defaults, as print()
+    assert capsys.readouterr().out == "b [1, 2] None\n"
 
 
 def test_prints_on_every_call_with_current_values(capsys):
@@ -117,8 +119,8 @@ def test_print_from_threads(capsys):
 def test_print_errors():
     with pytest.raises(TypeError, match=r"print: sep must be a str, got int 1"):
         ag.print(1, sep=1)
-    with pytest.raises(TypeError, match=r"print: end must be a str"):
-        ag.function(lambda x: ag.print(x, end=None))(np.float32(1))
+    with pytest.raises(TypeError, match=r"print: end must be a str(.|\n)*test_print\.py"):
+        ag.function(lambda x: ag.print(x, end=1))(np.float32(1))
 
 
 _SCRIPT = """
@@ -146,3 +148,18 @@ def test_print_from_a_cached_kernel_in_a_new_process(tmp_path):
         assert r.returncode == 0, r.stderr
         assert r.stdout == "value [0 1 2]\nvalue [0 1]\n"
     assert any(p.suffix == ".agobj" for p in (tmp_path / "cache").rglob("*"))
+
+
+@pytest.mark.skipif(not hasattr(ag, "Variable"), reason="ag.Variable not available")
+def test_print_reads_variables_at_run_time(capsys):
+    v = ag.Variable(np.zeros(2, np.float32))
+
+    @ag.function
+    def f():
+        v.assign_add(np.ones(2, np.float32))
+        ag.print("v", v)
+
+    f()
+    f()
+    ag.print("eager", v)
+    assert capsys.readouterr().out == "v [1. 1.]\nv [2. 2.]\neager [2. 2.]\n"

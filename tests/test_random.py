@@ -203,6 +203,8 @@ def test_dropout_and_random_errors():
     with pytest.raises(IAE, match=r"random_normal: dimension 0 is negative \(-1\)"):
         cf(np.int32(-1))
     assert cf(np.int32(0)).shape == (0, 2)
+    with pytest.raises(IAE, match=r"random_uniform: dimension 0 is negative \(-1\)"):
+        ag.random.uniform([-1])
     with pytest.raises(TypeError, match=r"normal: dtype must be float32 or float64, got int32"):
         ag.random.normal([2], dtype=ag.int32)
     with pytest.raises(TypeError, match=r"uniform: minval has dtype float64 but the result's dtype is float32"):

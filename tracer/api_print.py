@@ -25,6 +25,9 @@ def print(*values, sep=" ", end="\n", name=None):
     """Print `values` separated by `sep` and followed by `end`, each time the
     compiled code runs (eagerly: now). Tensors print as NumPy's `str`; other
     Python values with `str`."""
+    # None means the default, as for Python's print.
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
     for what, v in (("sep", sep), ("end", end)):
         if not isinstance(v, str):
             raise TypeError(f"print: {what} must be a str, got {type(v).__name__} {v!r}")

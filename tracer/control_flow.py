@@ -99,14 +99,13 @@ def cond(pred, true_fn: Callable, false_fn: Callable, names: Optional[Sequence[s
     outputs = []  # (leaf index, then value, else value, dtype)
     for i, (a, c) in enumerate(zip(leaves_t, leaves_f)):
         name = leaf_names[i]
-        if _may_stay_empty(a) or _may_stay_empty(c):
-            if _may_stay_empty(a) and _may_stay_empty(c):
-                continue  # not materialised on either path (e.g. a TensorArray not written yet)
-            # Written on one path only: the other path yields an empty buffer of that type.
-            if _may_stay_empty(a):
-                a = leaves_t[i] = _empty_of(c)
-            else:
-                c = leaves_f[i] = _empty_of(a)
+        if _may_stay_empty(a) and _may_stay_empty(c):
+            continue  # not materialised on either path (e.g. a TensorArray not written yet)
+        # Written on one path only: the other path yields an empty buffer of that type.
+        if _may_stay_empty(a) and _is_tensor_like(c):
+            a = _empty_of(c)
+        elif _may_stay_empty(c) and _is_tensor_like(a):
+            c = _empty_of(a)
         if isinstance(a, Undefined) or isinstance(c, Undefined):
             branch = "else" if isinstance(c, Undefined) else "main"
             raise _located(ValueError(f"'{name}' must also be initialized in the {branch} branch"))

@@ -68,15 +68,25 @@ def to_numpy(value, dtype: DType = None) -> np.ndarray:
                 return python_to_dtype(value, dtype)
             arr = np.asarray(value)
             d = default_dtype_of_python(value)
-            return arr.astype(d.np_dtype) if d is not string else arr.astype(object)
+            return arr.astype(d.np_dtype) if d is not string else _string_array(arr)
         else:
             arr = np.asarray(value)
     d = as_dtype(arr.dtype)
     if dtype is not None and d is not dtype:
         raise TypeError(f"expected a tensor of dtype {dtype.name}, got {d.name}; use ag.cast to convert it")
     if d is string and arr.dtype != object:
-        arr = arr.astype(object)
+        arr = _string_array(arr)
     return arr
+
+
+def _string_array(arr: np.ndarray) -> np.ndarray:
+    """An object array of `bytes` (str elements UTF-8 encoded): strings are
+    stored as bytes, as in TensorFlow, also in traced constants."""
+    out = arr.astype(object)
+    for i, v in np.ndenumerate(out):
+        if isinstance(v, str):
+            out[i] = v.encode("utf-8")
+    return out
 
 
 def python_to_dtype(value, dtype: DType, op: str = None) -> np.ndarray:
@@ -84,7 +94,7 @@ def python_to_dtype(value, dtype: DType, op: str = None) -> np.ndarray:
     where = f"{op}: " if op else ""
     arr = np.asarray(value)
     if dtype is string:
-        return arr.astype(object)
+        return _string_array(arr)
     kind = arr.dtype.kind
     if dtype.is_bool and kind != "b":
         raise TypeError(f"{where}expected a bool value, got {value!r}")

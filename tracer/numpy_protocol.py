@@ -94,7 +94,7 @@ def _ufunc_call(ufunc, method, inputs, kwargs):
             raise _Unsupported("it")
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False) if method == "reduce" else False
-        _reject(**{k: v for k, v in kwargs.items()})
+        _reject(**kwargs)
         x = inputs[0]
         if method == "reduce":
             return getattr(_api(), op)(x, axis=axis, keepdims=keepdims)
@@ -106,6 +106,12 @@ def _ufunc_call(ufunc, method, inputs, kwargs):
 
 def _flat(x):
     return _api().reshape(x, [-1])
+
+
+def _ndim(x) -> int:
+    """Rank of a tensor, array or (nested) list argument."""
+    n = getattr(x, "ndim", None)
+    return n if isinstance(n, int) else np.ndim(x)
 
 
 def _reduction(op):
@@ -128,7 +134,7 @@ def _arg(op):
         api = _api()
         if axis is None:           # NumPy: the index into the flattened array
             r = getattr(api, op)(_flat(a), axis=0)
-            return api.reshape(r, [1] * a.ndim) if keepdims else r
+            return api.reshape(r, [1] * _ndim(a)) if keepdims else r
         r = getattr(api, op)(a, axis=axis)
         return api.expand_dims(r, axis) if keepdims else r
     return fn
@@ -153,7 +159,7 @@ def _transpose(a, axes=None):
 def _expand_dims(a, axis):
     api = _api()
     if isinstance(axis, (tuple, list)):
-        rank = a.ndim + len(axis)
+        rank = _ndim(a) + len(axis)
         for ax in sorted(x % rank for x in axis):
             a = api.expand_dims(a, ax)
         return a
@@ -205,13 +211,14 @@ def _clip(a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
 def _dot(a, b, out=None):
     _reject(out=out)
     api = _api()
-    if a.ndim == 2 and b.ndim == 2:
+    ra, rb = _ndim(a), _ndim(b)
+    if ra == 2 and rb == 2:
         return api.matmul(a, b)
-    if a.ndim == 1 and b.ndim == 1:
+    if ra == 1 and rb == 1:
         return api.reduce_sum(api.multiply(a, b))
-    if a.ndim == 0 or b.ndim == 0:
+    if ra == 0 or rb == 0:
         return api.multiply(a, b)
-    raise _Unsupported(f"a dot product of ranks {a.ndim} and {b.ndim}")
+    raise _Unsupported(f"a dot product of ranks {ra} and {rb}")
 
 
 def _like(op):
@@ -245,9 +252,13 @@ FUNCTIONS = {
 # ---------------------------------------------------------------- dispatch
 
 def _any_traced(values) -> bool:
-    from .tracing import SymbolicTensor
+    """A traced tensor among `values`, or a variable while tracing (its value
+    at trace time is not the value the compiled code will see)."""
+    from .tracing import SymbolicTensor, current_builder
     for v in values:
         if isinstance(v, SymbolicTensor):
+            return True
+        if getattr(v, "_ag_variable", False) and current_builder() is not None:
             return True
         if isinstance(v, (list, tuple)) and _any_traced(v):
             return True

@@ -37,7 +37,7 @@ from .api_common import as_operand, is_tensor_like, locate_errors, prepare
 from .control_flow import Undefined
 from .convert import is_python_number, is_weak, python_to_dtype
 from .tracing import bind, constant_value, is_traced, wrap_eager
-from .types import DType, as_dtype, bool_, int32
+from .types import DType, as_dtype, int32
 
 __all__ = ["TensorArray", "PendingElements"]
 

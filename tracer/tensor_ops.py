@@ -75,6 +75,18 @@ class TensorOperators:
     def __getitem__(self, key):
         return _api().getitem(self, key)
 
+    def __setitem__(self, key, value):
+        # Tensors are immutable; the converter rewrites `name[key] = v` into a
+        # functional update, so reaching here means some other form was used.
+        from .errors import with_location
+        from .location import user_location
+        raise with_location(TypeError(
+            "a tensor does not support item assignment in place: tensors are immutable. "
+            f"Inside an ag.function with autograph=True, `x[i, j] = v` rebinds the name x to "
+            f"an updated tensor; only that form is rewritten (write `x[i, j] = v`, not "
+            f"`x[i][j] = v`, and do not assign into an attribute or an expression)"),
+            user_location())
+
     # NumPy functions and ufuncs on tensors map to autograph ops (tracer.numpy_protocol).
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from .numpy_protocol import array_ufunc

@@ -44,12 +44,58 @@ def _rewritable(target) -> bool:
     return (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name))
 
 
+def _local_names(fn) -> set:
+    """Names local to function `fn`: its parameters and the names it assigns
+    (not those it declares global/nonlocal). Nested functions are not entered."""
+    names = set()
+    declared = set()
+    args = fn.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            names.add(a.id)
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (gast.Global, gast.Nonlocal)):
+            declared.update(n.names)
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(n.name)
+            continue
+        elif isinstance(n, gast.Lambda):
+            continue
+        todo.extend(gast.iter_child_nodes(n))
+    return names - declared
+
+
 class _SliceTransformer(gast.NodeTransformer):
+    def __init__(self):
+        self.scopes = []
+
+    def visit_FunctionDef(self, node):
+        self.scopes.append(_local_names(node))
+        self.generic_visit(node)
+        self.scopes.pop()
+        return node
+
+    def _is_local(self, name: str) -> bool:
+        return not self.scopes or name in self.scopes[-1]
+
     def visit_Assign(self, node):
         self.generic_visit(node)
         if len(node.targets) != 1 or not _rewritable(node.targets[0]):
             return node
         target = node.targets[0]
+        if not self._is_local(target.value.id):
+            # A captured name (a global or a closure variable) cannot be
+            # rebound here: mutate it (a variable is assigned) instead.
+            new = templates.replace(
+                "ag__.set_item_captured(x_load, key, value, name)",
+                x_load=templates.name(target.value.id, generated=False),
+                key=_key_expr(target.slice), value=node.value,
+                name=templates.const(target.value.id))
+            return templates.copy_missing_locations(new, node)
         new = templates.replace(
             "x = ag__.set_item(x_load, key, value)", x=target.value.id,
             x_load=templates.name(target.value.id, generated=False),
@@ -61,6 +107,13 @@ class _SliceTransformer(gast.NodeTransformer):
         if not _rewritable(node.target) or type(node.op) not in AUG_OPS:
             return node
         target = node.target
+        if not self._is_local(target.value.id):
+            new = templates.replace(
+                "ag__.set_item_captured(x_load, key, ag__.aug_value(x_load, key, op, value), name)",
+                x_load=templates.name(target.value.id, generated=False),
+                key=_key_expr(target.slice), op=templates.const(AUG_OPS[type(node.op)]),
+                value=node.value, name=templates.const(target.value.id))
+            return templates.copy_missing_locations(new, node)
         new = templates.replace(
             "x = ag__.aug_set_item(x_load, key, op, value)", x=target.value.id,
             x_load=templates.name(target.value.id, generated=False),

@@ -6,11 +6,11 @@ from .calls import converted_call
 from .control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from .logical import and_, compare_chain, not_, or_
 from .py_builtins import RangeMarker, len_, range_, slice_
-from .slices import aug_set_item, set_item
+from .slices import aug_set_item, aug_value, set_item, set_item_captured
 from .variables import Undefined, UndefinedReturnValue, ld, retval
 
 __all__ = [
     "converted_call", "if_stmt", "if_exp", "while_stmt", "for_stmt", "and_", "or_",
     "not_", "compare_chain", "range_", "len_", "slice_", "RangeMarker", "set_item",
-    "aug_set_item", "Undefined", "UndefinedReturnValue", "ld", "retval",
+    "aug_set_item", "aug_value", "set_item_captured", "Undefined", "UndefinedReturnValue", "ld", "retval",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 __all__ = ["api", "control_flow", "tracing", "is_traced", "tracing_active", "as_traced",
-           "static_value", "located"]
+           "static_value", "located", "condition_value"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -71,6 +71,14 @@ def located(exc: BaseException) -> BaseException:
     except ImportError:
         return exc
     return with_location(exc, user_location(2))
+
+
+def condition_value(x):
+    """A condition as the operators test it: a variable read while tracing
+    is its traced value (so `if v:` compiles), anything else unchanged."""
+    if getattr(x, "_ag_variable", False) and tracing_active():
+        return x.read_value()
+    return x
 
 
 def is_traced(x) -> bool:

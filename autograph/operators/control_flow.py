@@ -108,6 +108,7 @@ def _staged_if(cond, body, orelse, get_state, set_state, names, nouts):
 def if_stmt(cond, body: Callable, orelse: Callable, get_state: Callable,
             set_state: Callable, names: Sequence[str], nouts: int) -> None:
     """An `if` statement: Python `if` for a Python condition, a `cond` op for a traced one."""
+    cond = _tracer.condition_value(cond)
     if _tracer.is_traced(cond):
         _staged_if(cond, body, orelse, get_state, set_state, tuple(names), nouts)
     elif cond:
@@ -118,6 +119,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: Callable,
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expr_repr: str):
     """A conditional expression `a if cond else b` (branches are thunks)."""
+    cond = _tracer.condition_value(cond)
     if _tracer.is_traced(cond):
         results = _tracer.control_flow().cond(
             cond, lambda: (if_true(),), lambda: (if_false(),),
@@ -194,7 +196,7 @@ def _staged_while(test, body, get_state, set_state, names, opts):
 def while_stmt(test: Callable, body: Callable, get_state: Callable, set_state: Callable,
                names: Sequence[str], opts: Optional[dict] = None) -> None:
     """A `while` loop: Python loop for a Python test, a compiled `while` op for a traced one."""
-    first = test()
+    first = _tracer.condition_value(test())
     if _tracer.is_traced(first):
         _staged_while(test, body, get_state, set_state, names, opts)
     else:

@@ -23,7 +23,7 @@ _COMPARE = {
 
 def and_(a_thunk, b_thunk):
     """`a and b`."""
-    a = a_thunk()
+    a = _tracer.condition_value(a_thunk())
     if _tracer.is_traced(a):
         return _tracer.control_flow().cond(a, lambda: (b_thunk(),), lambda: (a,),
                                            names=("and",))[0]
@@ -32,7 +32,7 @@ def and_(a_thunk, b_thunk):
 
 def or_(a_thunk, b_thunk):
     """`a or b`."""
-    a = a_thunk()
+    a = _tracer.condition_value(a_thunk())
     if _tracer.is_traced(a):
         return _tracer.control_flow().cond(a, lambda: (a,), lambda: (b_thunk(),),
                                            names=("or",))[0]
@@ -41,6 +41,7 @@ def or_(a_thunk, b_thunk):
 
 def not_(a):
     """`not a`."""
+    a = _tracer.condition_value(a)
     if _tracer.is_traced(a):
         return _tracer.api().logical_not(a)
     return not a

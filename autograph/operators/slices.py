@@ -11,7 +11,7 @@ import operator
 
 from . import _tracer
 
-__all__ = ["set_item", "aug_set_item"]
+__all__ = ["set_item", "aug_set_item", "set_item_captured", "aug_value"]
 
 
 def _is_tensor(x) -> bool:
@@ -36,7 +36,14 @@ def _tensor_update():
 
 
 def set_item(target, key, value):
-    """`target[key] = value`, returning the (possibly new) target."""
+    """`target[key] = value`, returning the (possibly new) target.
+
+    A variable is updated in place (`assign` of the updated value), as a
+    variable is shared state; tensors are rebound to an updated copy.
+    """
+    if getattr(target, "_ag_variable", False):
+        target.assign(_tensor_update()(target.read_value(), key, value))
+        return target
     if _is_tensor(target):
         return _tensor_update()(target, key, value)
     target[key] = value
@@ -47,3 +54,21 @@ def aug_set_item(target, key, op_name: str, value):
     """`target[key] <op>= value` (op_name names an in-place `operator` function)."""
     new = getattr(operator, op_name)(target[key], value)
     return set_item(target, key, new)
+
+
+def aug_value(target, key, op_name: str, value):
+    """The new value of `target[key] <op>= value`, without storing it."""
+    return getattr(operator, op_name)(target[key], value)
+
+
+def set_item_captured(target, key, value, name: str) -> None:
+    """`target[key] = value` where `target` is a name the function does not
+    own (a global or a closure variable), so it cannot be rebound: variables
+    are assigned, Python containers mutated; tensors are immutable."""
+    if getattr(target, "_ag_variable", False) or not _is_tensor(target):
+        set_item(target, key, value)
+        return
+    raise _tracer.located(TypeError(
+        f"item assignment to '{name}', a tensor captured from outside the function: tensors "
+        f"are immutable and '{name}' cannot be rebound here; copy it to a local name first "
+        f"(`{name}_local = {name}`), or make it an ag.Variable"))

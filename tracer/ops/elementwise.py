@@ -60,7 +60,7 @@ def _where_rule(types, attrs, consts):
     if x.dtype is not y.dtype:
         raise TypeError(f"where: x and y have different dtypes {x.dtype.name} and {y.dtype.name}; "
                         f"use ag.cast to convert one of them")
-    check_kind("where", "plain", x.dtype, "x and y")
+    check_kind("where", "any", x.dtype, "x and y")   # strings too: where picks elements
     return [TensorType(x.dtype, broadcast_shapes("where", c.shape, x.shape, y.shape))]
 
 
@@ -140,6 +140,8 @@ def _comparison(ufunc):
 
 @quiet
 def _where(c, x, y):
+    if x.dtype == object:   # a str constant picked must come out as bytes, as compiled code gives
+        x, y = _as_bytes(x), _as_bytes(y)
     return np.where(c, x, y)
 
 

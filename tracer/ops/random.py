@@ -38,7 +38,6 @@ from ..errors import InvalidArgumentError
 from ..registry import declare
 from ..types import DType, TensorType
 from ._common import check_kind, expect_scalar
-from .shapes import _fill_rule
 
 GOLDEN = 0x9E3779B97F4A7C15
 MIX1 = 0xBF58476D1CE4E5B9
@@ -115,14 +114,26 @@ def _check_seed(op: str, attrs) -> None:
         raise ValueError(f"{op}: the seed attribute must be an int in [0, 2**63), got {seed!r}")
 
 
+def _dims_shape(op: str, types, consts) -> tuple:
+    """The result shape for dimension operands (int scalars): static where constant."""
+    dims = []
+    for i, (t, c) in enumerate(zip(types, consts)):
+        expect_scalar(op, t, f"dimension {i}")
+        check_kind(op, "int", t.dtype, f"dimension {i}")
+        d = None if c is None else int(c)
+        if d is not None and d < 0:
+            raise InvalidArgumentError(f"{op}: dimension {i} is negative ({d}); dimensions must be >= 0")
+        dims.append(d)
+    return tuple(dims)
+
+
 def _float_rule(op: str):
     def rule(types, attrs, consts):
         _check_seed(op, attrs)
         dtype = attrs.get("dtype")
         if not isinstance(dtype, DType) or not dtype.is_floating:
             raise ValueError(f"{op}: the dtype attribute must be float32 or float64, got {dtype!r}")
-        dims = _fill_rule(list(types) + [TensorType(dtype, ())], {}, list(consts) + [None])
-        return [TensorType(dtype, dims[0].shape)]
+        return [TensorType(dtype, _dims_shape(op, types, consts))]
     rule.__name__ = f"_{op}_rule"
     return rule
 
@@ -173,8 +184,7 @@ def _int_rule(types, attrs, consts):
     clo, chi = consts[-2:]
     if clo is not None and chi is not None and not int(clo) < int(chi):
         raise InvalidArgumentError(int_range_message(int(clo), int(chi)))
-    dims = _fill_rule(list(types[:-2]) + [lo], {}, list(consts[:-2]) + [None])
-    return [TensorType(lo.dtype, dims[0].shape)]
+    return [TensorType(lo.dtype, _dims_shape("random_uniform_int", types[:-2], consts[:-2]))]
 
 
 def _int_reference(*operands, seed):
