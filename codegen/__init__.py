@@ -17,9 +17,15 @@ def compile_graph(graph, boundscheck: bool = True, name=None):
 
     With the disk cache on (`codegen.cache`), code compiled before (in this
     or an earlier process) is loaded from its object file instead.
-    Returns a `CompiledKernel`. Raises NotImplementedError for ops or types
-    the code generator does not support.
+    Returns a `CompiledKernel`, or for a graph with inputs of unknown rank a
+    `codegen.ranked.RankedKernel` (called the same way) that compiles one
+    kernel per tuple of input ranks on first use. Raises NotImplementedError
+    for ops or types the code generator does not support.
     """
+    from tracer.specialize import has_unknown_rank
+    if has_unknown_rank(graph):
+        from .ranked import RankedKernel
+        return RankedKernel(graph, boundscheck=boundscheck, name=name)
     from .compile import compile_graph as _compile
     return _compile(graph, boundscheck=boundscheck, name=name)
 

@@ -29,6 +29,10 @@ def _lower(graph: Graph, symbol: str, boundscheck: bool):
 
     LOWERED += 1
     module, errors = lower_graph(graph, symbol, symbol + ".module", boundscheck)
+    # The native entry (codegen.entry) goes into the same module: compiled, cached
+    # on disk and loaded with the kernel; the runtime looks it up by symbol.
+    from .entry import emit_entry
+    emit_entry(module, graph, symbol)
     return str(module), errors
 
 

@@ -19,7 +19,7 @@ from tracer.types import DType
 from .irutil import declare, mul, product
 from .ltypes import I1, I64, PTR, VOID, Tensor, const_int, i64
 
-__all__ = ["alloc", "realloc", "free", "copy_tensor", "numel", "memcpy", "memset_zero"]
+__all__ = ["alloc", "alloc_zeroed", "realloc", "free", "copy_tensor", "numel", "memcpy", "memset_zero"]
 
 _OVF = ir.LiteralStructType([I64, I1])
 
@@ -63,6 +63,18 @@ def alloc(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
     size = _alloc_size(lw, op, dtype, dims)
     malloc = declare(lw.module, "malloc", PTR, [I64])
     ptr = b.call(malloc, [size])
+    lw.fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), op,
+               "{op}: failed to allocate {0} bytes for the result", [size])
+    return ptr
+
+
+def alloc_zeroed(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
+    """Like `alloc`, but zero-filled (`calloc`: large buffers get fresh zero
+    pages from the OS, so nothing is written twice)."""
+    b = lw.b
+    size = _alloc_size(lw, op, dtype, dims)
+    fn = declare(lw.module, "calloc", PTR, [I64, I64])
+    ptr = b.call(fn, [i64(1), size])
     lw.fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), op,
                "{op}: failed to allocate {0} bytes for the result", [size])
     return ptr

@@ -69,6 +69,12 @@ def _read_values(record_address: int, types) -> list:
     out = []
     slot = 1
     for dtype_name, rank in types:
+        if dtype_name == "string":   # a buffer at any rank: pointer + dims (codegen.string_abi)
+            from .string_abi import read
+            words = (ctypes.c_int64 * (1 + rank)).from_address(record_address + 8 * slot)
+            out.append(read(words[0], tuple(int(d) for d in words[1:])))
+            slot += 1 + rank
+            continue
         npd = np.dtype("bool" if dtype_name == "bool" else dtype_name)
         if rank == 0:
             out.append(_scalar(ctypes.c_int64.from_address(record_address + 8 * slot).value, npd))

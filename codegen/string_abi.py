@@ -52,7 +52,12 @@ def encode_elements(flat: Sequence) -> list:
 def pack(arr: np.ndarray) -> np.ndarray:
     """An aligned uint8 array holding `arr` (object/bytes/str array) in the
     native layout (see the module doc)."""
-    flat = encode_elements(np.asarray(arr).reshape(-1).tolist())
+    flat = np.asarray(arr).reshape(-1).tolist()
+    try:
+        data = b"".join(flat)          # all bytes already (eager string tensors are)
+    except TypeError:
+        flat = encode_elements(flat)
+        data = b"".join(flat)
     n = len(flat)
     header = 8 * (n + 1)
     lens = np.fromiter(map(len, flat), np.int64, n)
@@ -61,7 +66,6 @@ def pack(arr: np.ndarray) -> np.ndarray:
     np.cumsum(lens, out=offsets[1:])
     offsets[1:] += header
     offsets -= 8 * np.arange(n + 1, dtype=np.int64)
-    data = b"".join(flat)
     size = header + len(data)
     # int64 words: 8-byte aligned for the entries the kernel loads.
     words = np.empty((size + 7) // 8, np.int64)
@@ -98,7 +102,7 @@ def read(ptr: int, dims: Sequence[int]) -> np.ndarray:
     offsets = (entries + 8 * np.arange(n + 1, dtype=np.int64)).tolist()
     raw = ctypes.string_at(ptr, offsets[n])
     out = np.empty(n, dtype=object)
-    out[:] = [raw[offsets[k]:offsets[k + 1]] for k in range(n)]
+    out[:] = [raw[a:b] for a, b in zip(offsets, offsets[1:])]
     return out.reshape(tuple(int(d) for d in dims))
 
 

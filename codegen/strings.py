@@ -26,8 +26,9 @@ op; the tracer already rejects arithmetic on strings with a TypeError):
   into a fresh string buffer. The handle tensors are temporaries freed at
   once.
 * `cast` to string (a no-op on strings) takes the operand over or copies it;
-  `cond`, `while`, `shape`, `size`, `rank` use the generic lowerings (they
-  only move buffers or read dims).
+  `cond`, `while`, `shape`, `size`, `rank` and `print` use the generic
+  lowerings (they only move buffers, read dims, or hand the buffer to
+  Python, which reads it with `string_abi.read`).
 """
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ __all__ = ["lowering_for", "copy_strings", "element", "is_string_op"]
 _OVF = ir.LiteralStructType([I64, I1])
 
 # Ops whose generic lowering is right for string operands/results as it is.
-_GENERIC = frozenset({"cond", "while", "shape", "size", "rank", "check", "check_values"})
+_GENERIC = frozenset({"cond", "while", "shape", "size", "rank", "check", "check_values",
+                      "print"})   # print passes a string's pointer and dims; Python reads it
 # Ops lowered on int64 handles (their numeric lowering only moves elements).
 _BY_HANDLES = frozenset({"where", "strided_slice", "reshape", "expand_dims", "squeeze", "transpose",
                          "stack", "concat", "gather", "fill", "set_item"})
@@ -74,7 +76,7 @@ def lowering_for(op: Op) -> Callable:
     raise NotImplementedError(
         f"codegen: {op.name} on string tensors is not supported in compiled code "
         f"(compiled code supports +, ==, !=, where, indexing, reshaping, stacking, concat, "
-        f"gather, fill, cond and while on strings)")
+        f"gather, fill, print, cond and while on strings)")
 
 
 # ------------------------------------------------------------------ elements

@@ -27,7 +27,7 @@ from . import memory
 from .elementwise import leaf_strides, strided_nest
 from .irutil import mul, product, smax, to_i64
 from .lowering import register
-from .ltypes import I8, Tensor, const_int, i64, load_elem, mem_type, store_elem
+from .ltypes import I8, I64, Tensor, const_int, i64, load_elem, mem_type, store_elem
 from .slicing import index_region
 
 _BCAST_MSG, _LEAD_MSG = BROADCAST_MSG, LEADING_MSG
@@ -78,7 +78,8 @@ def lower_set_item(lw, op: Op, args: list) -> list:
         out = Tensor(dtype, x.ptr, list(x.dims))        # nothing else sees x: update in place
     else:
         out = memory.copy_tensor(lw, op, x)
-    dst = b.gep(out.ptr, [base], inbounds=True, source_etype=mem_type(dtype))
+    # Not `inbounds`: for an empty region `base` may point outside x (never dereferenced).
+    dst = b.gep(out.ptr, [base], inbounds=False, source_etype=mem_type(dtype))
     if vstrides is None:
         if not rdims:
             store_elem(b, value, dst, i64(0), dtype)
@@ -105,22 +106,37 @@ def lower_grow(lw, op: Op, args: list) -> list:
     cap, rest = x.dims[0], list(x.dims[1:])
     row_bytes = mul(b, product(b, rest), i64(dtype.itemsize))
     need = b.icmp_signed(">", n, cap)
-    rows = b.select(need, smax(b, n, b.shl(cap, i64(1))), cap)
     if lw.take_over(op, 0):
         # Resize the owned buffer only when it is too small (the common case
-        # in a loop is a compare and a not-taken branch).
+        # in a loop is a compare and a not-taken branch; the new row count is
+        # computed on the rare path only, so the hot path carries no select).
         pre = b.block
         with b.if_then(need, likely=False):
-            grown = memory.realloc(lw, op, x.ptr, dtype, [rows] + rest)
-            _zero_tail(lw, grown, cap, rows, row_bytes)
+            rows = smax(b, n, b.shl(cap, i64(1)))
+            with b.if_else(b.icmp_signed("==", cap, i64(0))) as (empty, nonempty):
+                with empty:
+                    # Nothing to keep: fresh zero pages (calloc) beat realloc + memset.
+                    fresh = memory.alloc_zeroed(lw, op, dtype, [rows] + rest)
+                    memory.free(lw, x.ptr)
+                    fresh_bb = b.block
+                with nonempty:
+                    moved = memory.realloc(lw, op, x.ptr, dtype, [rows] + rest)
+                    _zero_tail(lw, moved, cap, rows, row_bytes)
+                    moved_bb = b.block
+            grown = b.phi(x.ptr.type, name="grow.new")
+            grown.add_incoming(fresh, fresh_bb)
+            grown.add_incoming(moved, moved_bb)
             grown_bb = b.block
         ptr = b.phi(x.ptr.type, name="grow.ptr")
         ptr.add_incoming(x.ptr, pre)
         ptr.add_incoming(grown, grown_bb)
-        return [Tensor(dtype, ptr, [rows] + rest)]
-    out = memory.alloc(lw, op, dtype, [rows] + rest)
+        new_cap = b.phi(I64, name="grow.rows")
+        new_cap.add_incoming(cap, pre)
+        new_cap.add_incoming(rows, grown_bb)
+        return [Tensor(dtype, ptr, [new_cap] + rest)]
+    rows = b.select(need, smax(b, n, b.shl(cap, i64(1))), cap)
+    out = memory.alloc_zeroed(lw, op, dtype, [rows] + rest)
     memory.memcpy(lw, out, x.ptr, mul(b, cap, row_bytes))
-    _zero_tail(lw, out, cap, rows, row_bytes)
     return [Tensor(dtype, out, [rows] + rest)]
 
 

@@ -40,6 +40,9 @@ class ConcreteFunction:
     stays alive as long as compiled code that may write into it can run.
     """
 
+    # `_native_call` in a slot at a fixed offset: read by the native `__call__` (runtime.fastpath).
+    __slots__ = ("_native_call", "__dict__", "__weakref__")
+
     def __init__(self, name: str, graph: Graph, signature, arg_leaves: List[Any], arg_treedef,
                  output_template, output_treedef, boundscheck: bool = True, captures=()):
         self.name = name
@@ -57,6 +60,7 @@ class ConcreteFunction:
         self._capture_buffers = [v._buffer for v in self._captures]
         self._kernel = None
         self._lock = threading.Lock()
+        self._native_call = None   # the native entry of tensors-only calls, once known
 
     # ---------------------------------------------------------------- inspection
 
@@ -106,8 +110,22 @@ class ConcreteFunction:
     # ------------------------------------------------------------------- calling
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            # runtime.fastpath: the native entry answers NotImplemented unless the call is
+            # its own (a native `__call__` does this step once compiled code exists).
+            e = self._native_call
+            if e is not None:
+                r = e(*args)
+                if r is not NotImplemented:
+                    return r
         arrays = self._tensor_arguments(args, kwargs)
-        return self._run(arrays)
+        result = self._run(arrays)
+        if not kwargs and self._native_call is None:
+            from . import fastpath   # imported on first use: `import autograph` stays light
+            fastpath.learn_concrete(self, len(args))
+        return result
+
+    _call_python = __call__
 
     def _run(self, arrays: List[np.ndarray]):
         if self._capture_buffers:

@@ -77,6 +77,9 @@ class PolymorphicFunction:
     """A function compiled once per input signature; see `function`."""
 
     _autograph_polymorphic = True
+    # `_native_call`: the native entry tried first (runtime.fastpath), in a slot at a
+    # fixed offset so that the native `__call__` installed by fastpath can read it.
+    __slots__ = ("_native_call", "__dict__", "__weakref__")
 
     def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
                  boundscheck=True):
@@ -101,6 +104,10 @@ class PolymorphicFunction:
         self._calls = 0                 # calls through __call__ (for the retracing warning)
         self._traced_at: List[int] = []  # the value of _calls at each recent trace
         self._retrace_warnings = 0
+        # The fast path (runtime.fastpath): native entries of recent signatures, latest first.
+        self._native_call = None
+        self._entries: List[Any] = []
+        self._fast_tables: List[Any] = []   # every entry made, for the call count
         functools.update_wrapper(self, python_function, updated=())
 
     # ------------------------------------------------------------------ members
@@ -141,12 +148,33 @@ class PolymorphicFunction:
     # ------------------------------------------------------------------ calling
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            # The native entry of the last signature checks the arguments itself and
+            # runs the code, or answers NotImplemented (runtime.fastpath). Once compiled
+            # code exists, a native `__call__` does this step and calls `_call_python`
+            # (this function) only when it misses.
+            e = self._native_call
+            if e is not None:
+                r = e(*args)
+                if r is not NotImplemented:
+                    return r
         if current_builder() is not None:
             # Called from inside another trace: inline into that trace.
             return self._traceable()(*args, **kwargs)
+        if not kwargs and len(self._entries) > 1:
+            from . import fastpath   # imported on first use: `import autograph` stays light
+            r = fastpath.try_entries(self, args)
+            if r is not NotImplemented:
+                return r
         self._calls += 1
         cf, arrays = self._lookup(args, kwargs)
-        return cf._run(arrays)
+        result = cf._run(arrays)
+        if not kwargs:
+            from . import fastpath
+            fastpath.learn(self, cf, args)
+        return result
+
+    _call_python = __call__
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The ConcreteFunction for these arguments (values, arrays or TensorSpecs); traces if needed."""
@@ -203,7 +231,8 @@ class PolymorphicFunction:
                 arr = to_numpy(leaf, spec.dtype) if not is_tensor_leaf(leaf) else to_numpy(leaf)
                 if not spec.is_compatible_with(arr):
                     raise ValueError("incompatible")
-                arrays.append(np.ascontiguousarray(arr))
+                # (np.ascontiguousarray would turn a 0-d array into shape (1,))
+                arrays.append(arr if arr.flags.c_contiguous else np.ascontiguousarray(arr))
             if len(leaves) != len(spec_leaves):
                 raise ValueError("count")
         except (TypeError, ValueError):
@@ -258,7 +287,8 @@ class PolymorphicFunction:
 
     def _note_trace(self) -> None:
         """Warn (like TensorFlow) when many of the recent calls traced."""
-        calls = self._calls
+        from . import fastpath
+        calls = self._calls + fastpath.native_calls(self)
         self._traced_at = [c for c in self._traced_at if c > calls - _RETRACE_WINDOW] + [calls]
         if len(self._traced_at) >= _RETRACE_LIMIT and self._retrace_warnings < _RETRACE_WARNINGS:
             self._retrace_warnings += 1

@@ -210,6 +210,8 @@ def _python_array(op: str, value) -> np.ndarray:
         raise ValueError(f"{op}: cannot convert {value!r} to a tensor: nested lists must be "
                          f"rectangular ({e})") from None
     if arr.dtype.kind in "OUS":
+        if arr.dtype.kind in "US":   # NumPy's fixed-width strings drop trailing NULs: keep the objects
+            arr = np.array(value, dtype=object)
         return _bytes_array(arr, op, value)
     return arr
 

@@ -137,8 +137,8 @@ def test_trace_time_errors_name_the_users_line():
         trace(lambda a, b: a @ b, ("float32", (2, 3)), ("float32", (4, None)))
     with pytest.raises(ValueError, match=r"matmul: expected rank-2 matrices, got a tensor of unknown rank"):
         trace(lambda a, b: a @ b, ("float32", None), ("float32", (4, 2)))
-    with pytest.raises(ValueError, match=r"shape: expected a tensor of known rank"):
-        trace(lambda x: api.shape(x), ("float32", None))
+    # shape of an unknown-rank tensor is int32[None] (compiled code is specialised per rank)
+    assert "int32[None] = shape" in str(trace(lambda x: api.shape(x), ("float32", None))[0])
     with pytest.raises(TypeError, match=r"reduce_sum: axis must be known at trace time"):
         trace(lambda x, a: api.reduce_sum(x, axis=a), ("float32", (2,)), ("int32", ()))
     with pytest.raises(ValueError, match=r"reduce_sum: negative axis -1 needs a tensor of known rank"):

@@ -291,3 +291,34 @@ def test_shape_and_dtype_mismatches_are_clear():
 def test_stack_without_any_element_shape():
     with pytest.raises(ValueError, match="element shape is unknown"):
         ag.TensorArray(ag.float64, size=3).stack()
+
+
+# ---------------------------------------------------------------- the grow op
+
+@pytest.mark.parametrize("owned", [False, True], ids=["copy", "in_place"])
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(0, 9), n=st.integers(-2, 40))
+def test_grow_op_matches_its_reference(owned, rows, n):
+    from codegen_support import run_both
+    g, kern = _grow_kernel(owned)
+    x = np.arange(rows * 3, dtype=np.int32).reshape(rows, 3) + 1
+    (got, same) = run_both(g, kern, [x, np.int64(n)])
+    want_rows = rows if n <= rows else max(n, 2 * rows)
+    assert got.shape == (want_rows, 3)
+    np.testing.assert_array_equal(got[:rows], x)
+    assert not got[rows:].any()
+    np.testing.assert_array_equal(same, x)
+
+
+_GROW = {}
+
+
+def _grow_kernel(owned):
+    from codegen_support import T, compile_fn
+    from tracer.tracing import bind
+    if owned not in _GROW:
+        def fn(x, n):
+            src = x + 0 if owned else x
+            return bind("grow", src, n), x
+        _GROW[owned] = compile_fn(fn, T("int32", (None, 3)), T("int64"))
+    return _GROW[owned]

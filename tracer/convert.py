@@ -66,9 +66,10 @@ def to_numpy(value, dtype: DType = None) -> np.ndarray:
         elif is_python_number(value) or isinstance(value, (list, tuple, str, bytes)):
             if dtype is not None:
                 return python_to_dtype(value, dtype)
-            arr = np.asarray(value)
             d = default_dtype_of_python(value)
-            return arr.astype(d.np_dtype) if d is not string else _string_array(arr)
+            if d is string:   # object elements: NumPy's fixed-width strings drop trailing NULs
+                return _string_array(np.array(value, dtype=object))
+            return np.asarray(value).astype(d.np_dtype)
         else:
             arr = np.asarray(value)
     d = as_dtype(arr.dtype)
@@ -92,9 +93,14 @@ def _string_array(arr: np.ndarray) -> np.ndarray:
 def python_to_dtype(value, dtype: DType, op: str = None) -> np.ndarray:
     """Convert a Python number (or nest of numbers) to `dtype`, refusing lossy casts."""
     where = f"{op}: " if op else ""
-    arr = np.asarray(value)
     if dtype is string:
-        return _string_array(arr)
+        out = _string_array(np.array(value, dtype=object))
+        for v in out.flat:
+            if not isinstance(v, bytes):
+                raise TypeError(f"{where}cannot use the {type(v).__name__} {v!r} with a tensor of "
+                                f"dtype string")
+        return out
+    arr = np.asarray(value)
     kind = arr.dtype.kind
     if dtype.is_bool and kind != "b":
         raise TypeError(f"{where}expected a bool value, got {value!r}")

@@ -126,7 +126,8 @@ class Interpreter:
             raise RuntimeError(f"op '{op.name}' produced {len(outs)} values for "
                                f"{len(op.results)} results")
         for r, out in zip(op.results, outs):
-            arr = np.asarray(out)
+            # (a bytes scalar must not become NumPy's fixed-width 'S', which drops trailing NULs)
+            arr = np.asarray(out, dtype=object) if r.type.dtype.np_dtype == object else np.asarray(out)
             if arr.dtype != r.type.dtype.np_dtype:
                 arr = arr.astype(r.type.dtype.np_dtype)
             if not shape_compatible(arr.shape, r.type.shape):

@@ -45,6 +45,13 @@ def _stack() -> List["GraphBuilder"]:
     return s
 
 
+# The number of GraphBuilders active in all threads. Native entry points of
+# compiled code (codegen.entry) read it and step aside while it is non-zero,
+# so that a call made while tracing goes through Python and is inlined.
+ACTIVE_TRACES = np.zeros(1, np.int64)
+_active_lock = threading.Lock()
+
+
 def current_builder() -> Optional["GraphBuilder"]:
     """The innermost active GraphBuilder of this thread, or None (eager)."""
     s = _stack()
@@ -181,10 +188,14 @@ class GraphBuilder:
         self._captured: Dict[int, Value] = {}    # id(variable) -> its resource input
 
     def __enter__(self) -> "GraphBuilder":
+        with _active_lock:
+            ACTIVE_TRACES[0] += 1
         _stack().append(self)
         return self
 
     def __exit__(self, *exc) -> None:
+        with _active_lock:
+            ACTIVE_TRACES[0] -= 1
         popped = _stack().pop()
         assert popped is self
 
@@ -359,7 +370,8 @@ def _bind_eager(opdef, operands, attrs):
     outs = out if isinstance(out, tuple) else (out,)
     wrapped = []
     for arr, t in zip(outs, result_types):
-        arr = np.asarray(arr)
+        # (a bytes scalar must not become NumPy's fixed-width 'S', which drops trailing NULs)
+        arr = np.asarray(arr, dtype=object) if t.dtype.np_dtype == object else np.asarray(arr)
         if arr.dtype != t.dtype.np_dtype:
             arr = arr.astype(t.dtype.np_dtype)
         wrapped.append(_eager_wrap(arr))

@@ -144,7 +144,9 @@ def numpy_key(x: np.ndarray, idx: Sequence, spec, op: str = "strided_slice") -> 
 
 def _strided_slice_reference(x, *idx, spec):
     # A copy: basic indexing gives a view, and references must return fresh arrays.
-    return np.array(x[numpy_key(x, idx, spec)], copy=True)
+    # (dtype=x.dtype: an element of a string tensor is a bytes object, which
+    # np.array alone would make a fixed-width 'S' array, dropping trailing NULs)
+    return np.array(x[numpy_key(x, idx, spec)], dtype=x.dtype, copy=True)
 
 
 declare("strided_slice", _strided_slice_rule, _strided_slice_reference,

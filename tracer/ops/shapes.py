@@ -110,8 +110,8 @@ declare("fill", _fill_rule, _fill_reference,
 def _shape_rule(types, attrs, consts):
     expect_arity("shape", types, 1)
     (x,) = types
-    if x.shape is None:
-        raise ValueError("shape: expected a tensor of known rank, got one of unknown rank")
+    if x.shape is None:   # known once the rank is (compiled code is specialised per rank)
+        return [TensorType(int32, (None,))]
     return [TensorType(int32, (len(x.shape),))]
 
 
