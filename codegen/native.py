@@ -85,7 +85,8 @@ class Layout:
 
         if ctypes.sizeof(ctypes.c_void_p) != 8 or sys.byteorder != "little":
             raise RuntimeError("native entries need a 64-bit little-endian interpreter")
-        if hasattr(sys, "_is_gil_enabled"):   # free-threaded builds lay out objects differently
+        import sysconfig
+        if sysconfig.get_config_var("Py_GIL_DISABLED"):   # objects are laid out differently
             raise RuntimeError("free-threaded CPython is not supported by native entries")
         a = np.ones((3, 5), np.float32)
         if _read_ptr(id(a) + _OB_TYPE).value != id(np.ndarray):

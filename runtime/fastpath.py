@@ -1,14 +1,19 @@
 """The fast path of calls that hit the trace cache.
 
 A `PolymorphicFunction` call with positional arguments first tries the
-native entry (`codegen.entry`) of the signature it ran last: a builtin that
-checks the arguments itself (exact types, dtypes, ranks, static dims, the
-Python values the trace baked in), runs the kernel and returns the results
-as `ag.Tensor`s, or returns NotImplemented when the call is not its own.
-Only then does Python run: the other recent entries are tried (most recent
-first, up to `MAX_ENTRIES`), then the slow path (binding, the full cache
-key, tracing, retrace logging), which afterwards teaches the function the
-entry of what it just ran (`learn`).
+native entry (`codegen.entry`) of the signature it ran last, kept in the
+instance's `_native_call` slot: a builtin that checks the arguments itself
+(exact types, dtypes, ranks, static dims, the Python values the trace baked
+in), runs the kernel and returns the results as `ag.Tensor`s, or returns
+NotImplemented when the call is not its own. Once any kernel with an entry
+is loaded, the classes' `__call__` is native too (`codegen.dispatch`), so a
+hit runs no Python code at all. Only on a miss does Python run
+(`_call_python`): the other recent entries are tried (most recent first, up
+to `MAX_ENTRIES`), then the slow path (binding, the full cache key,
+tracing, retrace logging), which afterwards teaches the function the entry
+of what it just ran (`learn`). Entries count the calls they run, so the
+retracing warning sees every call (`native_calls`).
+AUTOGRAPH_DISABLE_FASTPATH=1 turns learning off (`set_enabled`).
 
 Exactness: an entry accepts a call only if the slow path would pick the same
 ConcreteFunction with the same arrays, so the fast path changes no result.
@@ -39,6 +44,7 @@ tensors-only call (one tensor per traced input, in order).
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import threading
 from typing import Optional
@@ -55,6 +61,8 @@ from .signature import _PY_SCALARS
 from .spec import TensorSpec
 
 __all__ = ["set_enabled", "learn", "learn_concrete", "try_entries", "native_calls", "MAX_ENTRIES"]
+
+log = logging.getLogger("autograph")
 
 MAX_ENTRIES = 8
 _UNSET = object()
@@ -277,7 +285,8 @@ def learn(pf, cf, args) -> None:
     if entry is _UNSET:
         try:
             entry = _polymorphic_entry(pf, cf, nargs)
-        except NotImplementedError:
+        except Exception:   # never fail a call that already ran: keep the slow path
+            log.debug("no native entry for %s", cf.name, exc_info=True)
             entry = None
         tables[nargs] = entry
         if entry is not None:
@@ -321,7 +330,8 @@ def learn_concrete(cf, nargs: int) -> None:
             sources = _tensor_sources(cf, list(range(nargs)))
             if sources is not None:
                 entry = _bind(cf, nargs, sources, [], trace_check=False)
-        except NotImplementedError:
+        except Exception:   # never fail a call that already ran: keep the slow path
+            log.debug("no native entry for %s", cf.name, exc_info=True)
             entry = None
     cf._direct_entry = entry
     if entry is not None:

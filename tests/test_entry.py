@@ -544,3 +544,49 @@ def test_disk_cached_code_has_an_entry(tmp_path):
     assert first[-2:] == ["True", "0"]
     assert second[-2:] == ["True", "1"]
     assert second[0] == "[1.0,"
+
+
+def test_long_kernels_release_the_gil():
+    import time
+
+    @ag.function
+    def spin(n):
+        i = ag.constant(0, dtype=ag.int64)
+        acc = ag.constant(0, dtype=ag.int64)
+        while i < n:
+            acc += i % 7
+            i += 1
+        return acc
+
+    n = ag.constant(100_000_000, dtype=ag.int64)   # ~0.3 s: far longer than any GIL hand-off
+    spin(ag.constant(10, dtype=ag.int64))
+    spin(ag.constant(10, dtype=ag.int64))
+    assert spin._native_call is not None
+    count = [0]
+    stop = threading.Event()
+
+    def bump():
+        while not stop.is_set():
+            count[0] += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)   # a thread holding the GIL lets others run within 0.1 ms
+    th = threading.Thread(target=bump)
+    th.start()
+    try:
+        time.sleep(0.01)
+        before = count[0]
+        time.sleep(0.05)
+        rate = (count[0] - before) / 0.05          # increments per second with the GIL free
+        t0 = time.perf_counter()
+        before = count[0]
+        r = spin(n)
+        during = count[0] - before
+        elapsed = time.perf_counter() - t0
+    finally:
+        stop.set()
+        th.join()
+        sys.setswitchinterval(interval)
+    # Holding the GIL, the other thread would get a few ms around the call; released, most of it.
+    assert during > 0.2 * rate * elapsed, (during, rate, elapsed)
+    assert int(r) == 21 * (100_000_000 // 7) + sum(i % 7 for i in range(100_000_000 % 7))
