@@ -7,53 +7,9 @@ was freed twice or without being allocated.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from alloc_counting import run_child
 
 CHILD = r"""
-import ctypes, gc
-import numpy as np
-import llvmlite.binding as llvm
-
-libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
-libc.malloc.argtypes = [ctypes.c_size_t]
-libc.free.argtypes = [ctypes.c_void_p]
-libc.calloc.restype = ctypes.c_void_p
-libc.calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
-live, problems = {}, []
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)
-def counting_malloc(n):
-    p = libc.malloc(n)
-    live[p] = n
-    return p
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
-def counting_calloc(n, m):      # LLVM turns malloc + memset(0) into calloc
-    p = libc.calloc(n, m)
-    live[p] = n * m
-    return p
-
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def counting_free(p):
-    if p not in live:
-        problems.append(("free of unknown or already freed pointer", p))
-        return
-    del live[p]
-    libc.free(p)
-
-llvm.add_symbol("malloc", ctypes.cast(counting_malloc, ctypes.c_void_p).value)
-llvm.add_symbol("free", ctypes.cast(counting_free, ctypes.c_void_p).value)
-llvm.add_symbol("calloc", ctypes.cast(counting_calloc, ctypes.c_void_p).value)
-
-import codegen.kernel
-codegen.kernel._free = lambda p: counting_free(p)
 
 from codegen_support import T, compile_fn
 from tracer import api
@@ -107,8 +63,6 @@ print("balanced")
 
 
 def test_every_allocation_is_freed_exactly_once():
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE]))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = run_child(CHILD, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "balanced" in proc.stdout

@@ -402,55 +402,6 @@ def test_other_assignment_forms_have_a_clear_error():
 # ---------------------------------------------------------------- memory
 
 _MEMORY_CHILD = r'''
-import ctypes, gc
-import numpy as np
-import llvmlite.binding as llvm
-
-libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
-libc.malloc.argtypes = [ctypes.c_size_t]
-libc.calloc.restype = ctypes.c_void_p
-libc.calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
-libc.realloc.restype = ctypes.c_void_p
-libc.realloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-libc.free.argtypes = [ctypes.c_void_p]
-live, problems = {}, []
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)
-def counting_malloc(n):
-    p = libc.malloc(n)
-    live[p] = n
-    return p
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
-def counting_calloc(n, m):
-    p = libc.calloc(n, m)
-    live[p] = n * m
-    return p
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
-def counting_realloc(p, n):
-    if p not in live:
-        problems.append(("realloc of unknown pointer", p))
-    live.pop(p, None)
-    q = libc.realloc(p, n)
-    live[q] = n
-    return q
-
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def counting_free(p):
-    if p not in live:
-        problems.append(("free of unknown or already freed pointer", p))
-        return
-    del live[p]
-    libc.free(p)
-
-for name, fn in (("malloc", counting_malloc), ("calloc", counting_calloc),
-                 ("realloc", counting_realloc), ("free", counting_free)):
-    llvm.add_symbol(name, ctypes.cast(fn, ctypes.c_void_p).value)
-
-import codegen.kernel
-codegen.kernel._free = lambda p: counting_free(p)
 
 import autograph as ag
 
@@ -502,17 +453,10 @@ print("balanced")
 '''
 
 
-def test_updates_free_every_buffer_exactly_once(tmp_path):
+def test_updates_free_every_buffer_exactly_once():
     """In-place updates, donation to loops and branches, grow and TensorArrays
     neither leak nor free twice (malloc/calloc/realloc/free are counted)."""
-    import os
-    import subprocess
-    import sys
-    script = tmp_path / "memory_child.py"
-    script.write_text(_MEMORY_CHILD)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=root, AUTOGRAPH_DISABLE_CACHE="1")
-    proc = subprocess.run([sys.executable, str(script)], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=300)
+    from alloc_counting import run_child
+    proc = run_child(_MEMORY_CHILD, timeout=300, AUTOGRAPH_DISABLE_CACHE="1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "balanced" in proc.stdout

@@ -10,13 +10,10 @@ every buffer freed exactly once.
 from __future__ import annotations
 
 import functools
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
+from alloc_counting import run_child
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,8 +25,6 @@ from tracer import api
 from tracer.errors import InvalidArgumentError
 from tracer.interpreter import run_graph
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -410,56 +405,6 @@ def test_loop_variable_must_start_as_a_tensor():
 # ------------------------------------------------------------------ memory
 
 CHILD = r"""
-import ctypes, gc, resource
-import numpy as np
-import llvmlite.binding as llvm
-
-libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
-libc.malloc.argtypes = [ctypes.c_size_t]
-libc.free.argtypes = [ctypes.c_void_p]
-libc.calloc.restype = ctypes.c_void_p
-libc.calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
-libc.realloc.restype = ctypes.c_void_p
-libc.realloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-live, problems = {}, []
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t)
-def counting_malloc(n):
-    p = libc.malloc(n)
-    live[p] = n
-    return p
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
-def counting_calloc(n, m):
-    p = libc.calloc(n, m)
-    live[p] = n * m
-    return p
-
-@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
-def counting_realloc(p, n):
-    if p and p not in live:
-        problems.append(("realloc of unknown pointer", p))
-    live.pop(p, None)
-    q = libc.realloc(p, n)
-    live[q] = n
-    return q
-
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def counting_free(p):
-    if p not in live:
-        problems.append(("free of unknown or already freed pointer", p))
-        return
-    del live[p]
-    libc.free(p)
-
-llvm.add_symbol("malloc", ctypes.cast(counting_malloc, ctypes.c_void_p).value)
-llvm.add_symbol("free", ctypes.cast(counting_free, ctypes.c_void_p).value)
-llvm.add_symbol("calloc", ctypes.cast(counting_calloc, ctypes.c_void_p).value)
-llvm.add_symbol("realloc", ctypes.cast(counting_realloc, ctypes.c_void_p).value)
-
-import codegen.kernel
-codegen.kernel._free = lambda p: counting_free(p)
 
 from codegen_support import T, compile_fn
 from tracer import api
@@ -532,8 +477,6 @@ print("balanced")
 
 
 def test_every_string_buffer_is_freed_exactly_once():
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE]))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = run_child(CHILD, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "balanced" in proc.stdout
