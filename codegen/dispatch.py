@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 
-from .entry import _CF_ML, _CF_SELF, _METH_FASTCALL, _METH_KEYWORDS, _ML_FLAGS, _ML_METH, _OB_TYPE, DISPATCH_SLOT
+from .entry import GLUE_GLOBALS, _CF_ML, _CF_SELF, _METH_FASTCALL, _METH_KEYWORDS, _ML_FLAGS, _ML_METH, _OB_TYPE, DISPATCH_SLOT
 from .native import _DEFS, _MethodDef, _lock, NativeEntry
 
 __all__ = ["dispatch_symbol", "emit_dispatcher", "dispatch_address", "install_call", "DISPATCH_SLOT"]
@@ -82,43 +82,29 @@ def emit_dispatcher(module, name: str) -> None:
     b.position_at_end(blocks["miss"])
     b.call(declare(module, "Py_DecRef", VOID, [PTR]), [r])
     b.branch(blocks["python"])
-    # self._call_python(*args, **kwargs): the arguments again, behind self.
+    # self._call_python(*args, **kwargs): a bound method called with the same vector.
     b.position_at_end(blocks["python"])
-    count_kw = fn.append_basic_block("count_kw")
-    stack_bb = fn.append_basic_block("stack")
-    b.cbranch(b.icmp_unsigned("==", kwnames, null), stack_bb, count_kw)
-    b.position_at_end(count_kw)
-    kw_size = b.call(declare(module, "PyTuple_Size", I64, [PTR]), [kwnames])
-    b.branch(stack_bb)
-    b.position_at_end(stack_bb)
-    n_kw = b.phi(I64)
-    n_kw.add_incoming(c(0), blocks["python"])
-    n_kw.add_incoming(kw_size, count_kw)
-    total = b.add(nargs, n_kw)
-    stack = b.alloca(PTR, size=b.add(total, c(1)), name="stack")
-    stack.type = PTR   # opaque, as the frames of the entry
-    b.store(self_, stack)
-    memcpy = declare(module, "llvm.memcpy.p0.p0.i64", VOID, [PTR, PTR, I64, ir.IntType(1)])
-    b.call(memcpy, [b.gep(stack, [c(1)], source_etype=PTR), args, b.mul(total, c(8)),
-                    ir.Constant(ir.IntType(1), 0)])
     text = bytearray(b"_call_python\0")
-    gname = name + ".method"
-    g = ir.GlobalVariable(module, ir.ArrayType(I8, len(text)), gname)
+    g = ir.GlobalVariable(module, ir.ArrayType(I8, len(text)), GLUE_GLOBALS[0])
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ir.ArrayType(I8, len(text)), text)
-    intern = declare(module, "PyUnicode_InternFromString", PTR, [PTR])
-    meth_name = b.call(intern, [b.bitcast(g, PTR)])
-    fail = fn.append_basic_block("no_name")
-    go = fn.append_basic_block("vectorcall")
-    b.cbranch(b.icmp_unsigned("==", meth_name, null), fail, go)
+    decref = declare(module, "Py_DecRef", VOID, [PTR])
+    meth_name = b.call(declare(module, "PyUnicode_InternFromString", PTR, [PTR]), [b.bitcast(g, PTR)])
+    fail = fn.append_basic_block("failed")
+    got_name = fn.append_basic_block("got_name")
+    b.cbranch(b.icmp_unsigned("==", meth_name, null), fail, got_name)
+    b.position_at_end(got_name)
+    bound = b.call(declare(module, "PyObject_GetAttr", PTR, [PTR, PTR]), [self_, meth_name])
+    b.call(decref, [meth_name])
+    call_py = fn.append_basic_block("call_python")
+    b.cbranch(b.icmp_unsigned("==", bound, null), fail, call_py)
+    b.position_at_end(call_py)
+    out = b.call(declare(module, "PyObject_Vectorcall", PTR, [PTR, PTR, I64, PTR]), [bound, args, nargs, kwnames])
+    b.call(decref, [bound])
+    b.ret(out)
     b.position_at_end(fail)
     b.ret(null)
-    b.position_at_end(go)
-    vcall = declare(module, "PyObject_VectorcallMethod", PTR, [PTR, PTR, I64, PTR])
-    out = b.call(vcall, [meth_name, stack, b.add(nargs, c(1)), kwnames])
-    b.call(declare(module, "Py_DecRef", VOID, [PTR]), [meth_name])
-    b.ret(out)
 
 
 def dispatch_address(kernel) -> int:

@@ -238,12 +238,15 @@ class CompiledKernel:
     # ------------------------------------------------------------ inspection
 
     def llvm_ir(self, optimized: bool = False) -> str:
-        """The kernel's LLVM IR text, before or after optimisation."""
-        return self._jit.optimized_ir() if optimized else self._jit.ir_text
+        """The kernel's LLVM IR text, before or after optimisation (without the
+        CPython glue that shares its module: codegen.entry, codegen.dispatch)."""
+        from .entry import strip_glue_ir
+        return strip_glue_ir(self._jit.optimized_ir() if optimized else self._jit.ir_text, self.symbol)
 
     def asm(self) -> str:
-        """The kernel's native assembly text."""
-        return self._jit.asm()
+        """The kernel's native assembly text (without the CPython glue)."""
+        from .entry import strip_glue_asm
+        return strip_glue_asm(self._jit.asm(), self.symbol)
 
     @property
     def symbol(self) -> str:
