@@ -45,18 +45,9 @@ def _run(code: str, directory=None) -> str:
     return out.stdout
 
 
-def _slow(fn, **kw):
-    """The same function as an ag.function that never uses the fast path."""
-    previous = fastpath.set_enabled(False)
-    try:
-        pf = ag.function(fn, **kw)
-    finally:
-        fastpath.set_enabled(previous)
-    return pf
-
-
 class _Slow:
-    """Calls `pf` with the fast path off (it learns no entries)."""
+    """Calls `pf` with the fast path off: it learns no entries, so every call
+    takes the slow path (use a PolymorphicFunction of its own)."""
 
     def __init__(self, pf):
         self.pf = pf
@@ -152,7 +143,7 @@ def _kernel(x, c):
 
 
 _fast_kernel = ag.function(_kernel)
-_slow_kernel = _Slow(_slow(_kernel))
+_slow_kernel = _Slow(ag.function(_kernel))
 
 
 @st.composite
@@ -245,7 +236,7 @@ def test_output_structures():
             return None
         return (x, (x + 1,)), 3.5
 
-    g = _Slow(_slow(f.python_function))
+    g = _Slow(ag.function(f.python_function))
     t = ag.constant(np.arange(3, dtype=np.float64))
     for which in range(5):
         for _ in range(3):
