@@ -169,6 +169,7 @@ def test_branchy_loop_over_tensor_elements_k4():
     assert runs.n == 2
 
 
+@pytest.mark.filterwarnings("ignore:.*triggered a retrace")  # retracing is the point here
 def test_tracing_count_dtypes_shapes_python_values():
     @ag.function
     def f(x, k=2):
