@@ -211,9 +211,7 @@ def while_loop(cond_fn: Callable, body_fn: Callable, loop_vars, names: Optional[
 def _python_while(cond_fn, body_fn, vars_tuple, maximum_iterations):
     i = 0
     while (maximum_iterations is None or i < int(maximum_iterations)) and _truth(cond_fn(*vars_tuple)):
-        out = body_fn(*vars_tuple)
-        vars_tuple = tuple(out) if isinstance(out, (tuple, list)) and len(vars_tuple) != 1 else (
-            tuple(out) if isinstance(out, (tuple, list)) and len(out) == 1 else (out,))
+        vars_tuple = _body_tuple(body_fn(*vars_tuple), len(vars_tuple))
         i += 1
     return vars_tuple
 
