@@ -1,7 +1,7 @@
 """`python -m autograph`: the command line (see `autograph.cli`)."""
 import sys
 
-from autograph.cli import main
+from .cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

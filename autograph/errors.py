@@ -1,4 +1,4 @@
 """`ag.errors`: the exception types users catch."""
-from tracer.errors import InvalidArgumentError  # noqa: F401
+from autograph.tracer.core.errors import InvalidArgumentError  # noqa: F401
 
 __all__ = ["InvalidArgumentError"]

@@ -19,7 +19,7 @@ import types
 import weakref
 from typing import Any, Callable, Optional
 
-from tracer.logs import DETAIL, SOURCE
+from autograph.tracer.core.logs import DETAIL, SOURCE
 
 __all__ = ["convert", "to_code", "do_not_convert", "is_converted", "is_do_not_convert"]
 

@@ -54,7 +54,7 @@ t3 = time.perf_counter()
 {inputs}
 t4 = time.perf_counter(); k4(x); t5 = time.perf_counter()
 k5(xs, ys); t6 = time.perf_counter()
-import codegen.cache as cache
+import autograph.codegen.jit.disk_cache as cache
 print(json.dumps(dict(numpy=t1 - t0, autograph=t2 - t1, examples=t3 - t2, k4=t5 - t4, k5=t6 - t5,
                       stats=cache.STATS)))
 """
@@ -73,7 +73,7 @@ def phases(tag, f, *args):
     cf = f.get_concrete_function(*args); t2 = time.perf_counter()
     if tag == "k4":
         import llvmlite.binding
-        from codegen import jit
+        from autograph.codegen import jit
         jit._get_state()
     t3 = time.perf_counter()
     k = cf.kernel; t4 = time.perf_counter()

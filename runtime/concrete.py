@@ -6,10 +6,10 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from tracer import nest
-from tracer.errors import InvalidArgumentError
-from tracer.ir import Graph
-from tracer.types import as_dtype, format_shape, shape_compatible
+from autograph.tracer.core import nest
+from autograph.tracer.core.errors import InvalidArgumentError
+from autograph.tracer.core.ir import Graph
+from autograph.tracer.core.types import as_dtype, format_shape, shape_compatible
 
 from .signature import bind_arguments, is_tensor_leaf
 from .spec import TensorSpec
@@ -40,7 +40,7 @@ class ConcreteFunction:
     stays alive as long as compiled code that may write into it can run.
     """
 
-    # `_native_call` in a slot at a fixed offset: read by the native `__call__` (runtime.fastpath).
+    # `_native_call` in a slot at a fixed offset: read by the native `__call__` (autograph.runtime.fastpath).
     __slots__ = ("_native_call", "__dict__", "__weakref__")
 
     def __init__(self, name: str, graph: Graph, signature, arg_leaves: List[Any], arg_treedef,
@@ -91,7 +91,7 @@ class ConcreteFunction:
         if self._kernel is None:
             with self._lock:
                 if self._kernel is None:
-                    from codegen import compile_graph
+                    from autograph.codegen import compile_graph
                     self._kernel = compile_graph(self.graph, boundscheck=self._boundscheck, name=self.name)
         return self._kernel
 
@@ -111,7 +111,7 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
-            # runtime.fastpath: the native entry answers NotImplemented unless the call is
+            # autograph.runtime.fastpath: the native entry answers NotImplemented unless the call is
             # its own (a native `__call__` does this step once compiled code exists).
             e = self._native_call
             if e is not None:
@@ -197,7 +197,7 @@ class ConcreteFunction:
             if is_tensor_leaf(x):
                 arr = np.asarray(x)
             else:
-                from tracer.convert import to_numpy
+                from autograph.tracer.core.convert import to_numpy
                 try:
                     arr = to_numpy(x, spec.dtype)
                 except TypeError as e:

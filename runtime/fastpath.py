@@ -1,12 +1,12 @@
 """The fast path of calls that hit the trace cache.
 
 A `PolymorphicFunction` call with positional arguments first tries the
-native entry (`codegen.entry`) of the signature it ran last, kept in the
+native entry (`autograph.codegen.entry.emit`) of the signature it ran last, kept in the
 instance's `_native_call` slot: a builtin that checks the arguments itself
 (exact types, dtypes, ranks, static dims, the Python values the trace baked
 in), runs the kernel and returns the results as `ag.Tensor`s, or returns
 NotImplemented when the call is not its own. Once any kernel with an entry
-is loaded, the classes' `__call__` is native too (`codegen.dispatch`), so a
+is loaded, the classes' `__call__` is native too (`autograph.codegen.entry.dispatch`), so a
 hit runs no Python code at all. Only on a miss does Python run
 (`_call_python`): the other recent entries are tried (most recent first, up
 to `MAX_ENTRIES`), then the slow path (binding, the full cache key,
@@ -34,7 +34,7 @@ arguments when
 * with an `input_signature`, the arguments are exactly the signature's
   tensors (anything needing a conversion misses and takes the slow path).
 
-Every entry also steps aside while any thread is tracing (`tracer.tracing.
+Every entry also steps aside while any thread is tracing (`autograph.tracer.tracing.symbolic.
 ACTIVE_TRACES`), so a call inside a trace is inlined as before. Captured
 variables are passed by their buffers' data pointers from the table.
 
@@ -51,11 +51,11 @@ from typing import Optional
 
 import numpy as np
 
-from codegen.entry import MODE_CALL, MODE_CONST, MODE_SINGLE, MODE_TUPLE
-from codegen.native import NativeEntry, layout, slot_offset
-from tracer import nest
-from tracer.ir import is_resource
-from tracer.tracing import ACTIVE_TRACES
+from autograph.codegen.entry.emit import MODE_CALL, MODE_CONST, MODE_SINGLE, MODE_TUPLE
+from autograph.codegen.entry.native import NativeEntry, layout, slot_offset
+from autograph.tracer.core import nest
+from autograph.tracer.core.ir import is_resource
+from autograph.tracer.tracing.symbolic import ACTIVE_TRACES
 
 from .signature import _PY_SCALARS
 from .spec import TensorSpec
@@ -178,7 +178,7 @@ def _install_dispatchers(kernel) -> None:
     in `kernel`'s code (once per process): it tries the instance's
     `_native_call` entry without a Python frame, else calls `_call_python`."""
     global _dispatch_installed
-    from codegen.dispatch import DISPATCH_SLOT, dispatch_address, install_call
+    from autograph.codegen.entry.dispatch import DISPATCH_SLOT, dispatch_address, install_call
 
     from .concrete import ConcreteFunction
     from .polymorphic import PolymorphicFunction
@@ -315,7 +315,7 @@ def try_entries(pf, args):
 
 def native_calls(pf) -> int:
     """Calls of `pf` run by its native entries (for the retracing statistics)."""
-    from codegen.native import calls
+    from autograph.codegen.entry.native import calls
     return sum(calls(e) for e in pf._fast_tables)
 
 

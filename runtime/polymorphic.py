@@ -1,6 +1,6 @@
 """`PolymorphicFunction` and the `function` decorator.
 
-A call binds its arguments, computes the cache key (runtime.signature) and
+A call binds its arguments, computes the cache key (autograph.runtime.signature) and
 runs the matching ConcreteFunction, tracing and compiling a new one on a
 miss. Under `input_signature` there is exactly one ConcreteFunction and the
 inputs are converted to the specs.
@@ -17,14 +17,15 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from tracer import nest
-from tracer.convert import is_python_number, to_numpy
-from tracer.logs import DETAIL, RETRACE, SOURCE, RetracingWarning
-from tracer.tracing import GraphBuilder, current_builder, is_traced
-from tracer.types import TensorType, format_shape, most_specific_common_shape
+from autograph.tracer.core import nest
+from autograph.tracer.core.convert import is_python_number, to_numpy
+from autograph.tracer.core.logs import DETAIL, RETRACE, SOURCE, RetracingWarning
+from autograph.tracer.tracing.symbolic import GraphBuilder, current_builder, is_traced
+from autograph.tracer.core.types import TensorType, format_shape, most_specific_common_shape
 
 from .concrete import ConcreteFunction, OutputSlot
-from .signature import OBJECT, PYTHON, TENSOR, VARIABLE, bind_arguments, call_key, is_tensor_leaf, leaf_key
+from .signature import (OBJECT, PYTHON, TENSOR, VARIABLE, bind_arguments, call_key, is_tensor_leaf,
+    leaf_key)
 from .spec import TensorSpec
 from .variable import creation_scope
 from .variable_trace import is_variable_leaf, trace_argument
@@ -77,7 +78,7 @@ class PolymorphicFunction:
     """A function compiled once per input signature; see `function`."""
 
     _autograph_polymorphic = True
-    # `_native_call`: the native entry tried first (runtime.fastpath), in a slot at a
+    # `_native_call`: the native entry tried first (autograph.runtime.fastpath), in a slot at a
     # fixed offset so that the native `__call__` installed by fastpath can read it.
     __slots__ = ("_native_call", "__dict__", "__weakref__")
 
@@ -104,7 +105,7 @@ class PolymorphicFunction:
         self._calls = 0                 # calls through __call__ (for the retracing warning)
         self._traced_at: List[int] = []  # the value of _calls at each recent trace
         self._retrace_warnings = 0
-        # The fast path (runtime.fastpath): native entries of recent signatures, latest first.
+        # The fast path (autograph.runtime.fastpath): native entries of recent signatures, latest first.
         self._native_call = None
         self._entries: List[Any] = []
         self._fast_tables: List[Any] = []   # every entry made, for the call count
@@ -150,7 +151,7 @@ class PolymorphicFunction:
     def __call__(self, *args, **kwargs):
         if not kwargs:
             # The native entry of the last signature checks the arguments itself and
-            # runs the code, or answers NotImplemented (runtime.fastpath). Once compiled
+            # runs the code, or answers NotImplemented (autograph.runtime.fastpath). Once compiled
             # code exists, a native `__call__` does this step and calls `_call_python`
             # (this function) only when it misses.
             e = self._native_call
@@ -405,7 +406,7 @@ def _describe_arg(a) -> str:
 
 def _verify(graph):
     try:
-        from tracer.verifier import verify
+        from autograph.tracer.core.verifier import verify
     except ImportError:  # the verifier is optional while the IR tools are being built
         return
     verify(graph)
@@ -444,7 +445,7 @@ def _covers(traced_keys, new_keys, cf) -> bool:
 
 
 def _spec_fits(shape, spec_shape) -> bool:
-    from tracer.types import shape_compatible
+    from autograph.tracer.core.types import shape_compatible
     return shape_compatible(shape, spec_shape) if shape is not None else spec_shape is None
 
 

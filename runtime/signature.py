@@ -15,8 +15,8 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
-from tracer import nest
-from tracer.types import as_dtype
+from autograph.tracer.core import nest
+from autograph.tracer.core.types import as_dtype
 
 from .spec import TensorSpec
 

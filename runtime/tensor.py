@@ -18,10 +18,10 @@ import numbers
 
 import numpy as np
 
-from tracer import tracing
-from tracer.convert import default_dtype_of_python, python_to_dtype
-from tracer.tensor_ops import TensorOperators
-from tracer.types import ALL_DTYPES, DType, as_dtype, string
+from autograph.tracer.tracing import symbolic as tracing
+from autograph.tracer.core.convert import default_dtype_of_python, python_to_dtype
+from autograph.tracer.tracing.tensor_ops import TensorOperators
+from autograph.tracer.core.types import ALL_DTYPES, DType, as_dtype, string
 
 __all__ = ["Tensor", "constant", "convert_to_tensor"]
 

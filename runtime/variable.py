@@ -15,12 +15,12 @@ The design is TensorFlow's resource variable, compiled:
   ConcreteFunction passes the buffer at every call after the user's inputs.
 * A variable passed as an argument is a resource input at its position (the
   cache key is its dtype and shape); the traced function sees a
-  `SymbolicVariable` with the same methods (`runtime.variable_trace`).
+  `SymbolicVariable` with the same methods (`autograph.runtime.variable_trace`).
 * Creating a variable inside an `ag.function` is allowed only during the
   function's first trace (`creation_scope`). It is created eagerly, "lifted"
   out of the function: its initial value must be known at trace time (a
   Python/NumPy/eager value, or a traced value computed from constants and
-  static shapes only, which `runtime.variable_trace` evaluates with the IR
+  static shapes only, which `autograph.runtime.variable_trace` evaluates with the IR
   interpreter).
 
 Lifetime: a ConcreteFunction keeps the variables it captured alive (it holds
@@ -35,14 +35,14 @@ from typing import Optional
 
 import numpy as np
 
-from tracer.convert import dtype_of, is_python_number, python_to_dtype, to_numpy
-from tracer.errors import with_location
-from tracer.ir import Value
-from tracer.location import user_location
-from tracer.tensor_ops import TensorOperators
-from tracer.ops._common import fmt_shape
-from tracer.tracing import GraphBuilder, SymbolicTensor, current_builder
-from tracer.types import DType, as_dtype
+from autograph.tracer.core.convert import dtype_of, is_python_number, python_to_dtype, to_numpy
+from autograph.tracer.core.errors import with_location
+from autograph.tracer.core.ir import Value
+from autograph.tracer.core.location import user_location
+from autograph.tracer.tracing.tensor_ops import TensorOperators
+from autograph.tracer.ops._common import fmt_shape
+from autograph.tracer.tracing.symbolic import GraphBuilder, SymbolicTensor, current_builder
+from autograph.tracer.core.types import DType, as_dtype
 
 __all__ = ["Variable", "creation_scope"]
 
@@ -173,7 +173,7 @@ class _VariableBase(TensorOperators):
         return self._assign("assign_sub", self._combine("assign_sub", "subtract", delta))
 
     def _combine(self, what: str, op: str, delta):
-        from tracer import api
+        from autograph.tracer import api
         if is_python_number(delta) or isinstance(delta, (list, tuple)):
             delta = python_to_dtype(delta, self._dtype, what)
         elif not isinstance(delta, SymbolicTensor) and not getattr(delta, "_ag_variable", False):
@@ -190,7 +190,7 @@ class _VariableBase(TensorOperators):
             return self
         if isinstance(value, SymbolicTensor) or getattr(value, "_ag_variable", False):
             if getattr(value, "_ag_weak", False):
-                from tracer.convert import _adopt
+                from autograph.tracer.core.convert import _adopt
                 value = _adopt(value, self._dtype, what)
             v = builder.value_of(value)
         else:
@@ -247,7 +247,7 @@ class Variable(_VariableBase):
         view = buf.view()
         view.setflags(write=False)
         self._buffer = buf
-        # `_array` is what eager ops read (tracer.convert.to_numpy): a
+        # `_array` is what eager ops read (autograph.tracer.core.convert.to_numpy): a
         # read-only view, so that nothing but assign* can write the buffer.
         self._array = view
         self._dtype = as_dtype(buf.dtype)

@@ -16,11 +16,11 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from tracer.errors import with_location
-from tracer.ir import Block, Op, Value
-from tracer.location import user_location
-from tracer.tracing import GraphBuilder, SymbolicTensor, TracingError
-from tracer.types import TensorType
+from autograph.tracer.core.errors import with_location
+from autograph.tracer.core.ir import Block, Op, Value
+from autograph.tracer.core.location import user_location
+from autograph.tracer.tracing.symbolic import GraphBuilder, SymbolicTensor, TracingError
+from autograph.tracer.core.types import TensorType
 
 from .spec import TensorSpec
 from .variable import Variable, _VariableBase, _where
@@ -49,7 +49,7 @@ def lift_initial_value(t: SymbolicTensor) -> np.ndarray:
     current values. Anything that depends on a graph input, a region
     argument (a loop variable) or a compiled cond/while raises ValueError.
     """
-    from tracer.interpreter import Interpreter
+    from autograph.tracer.core.interpreter import Interpreter
 
     builder = t.builder
     order: List[Op] = []

@@ -64,8 +64,8 @@ for _name, _fn in (("malloc", counting_malloc), ("calloc", counting_calloc),
                    ("realloc", counting_realloc), ("free", counting_free)):
     llvm.add_symbol(_name, ctypes.cast(_fn, ctypes.c_void_p).value)
 
-import codegen.kernel
-codegen.kernel._free = lambda p: counting_free(p)
+import autograph.codegen.jit.kernel as _kernel
+_kernel._free = lambda p: counting_free(p)
 """
 
 

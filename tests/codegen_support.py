@@ -1,15 +1,17 @@
-"""Helpers for the codegen tests: build graphs with tracer.api, compile them,
+"""Helpers for the codegen tests: build graphs with autograph.tracer.api, compile them,
 and compare compiled results with the IR interpreter (the NumPy references)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from codegen import compile_graph
-from tracer import api  # noqa: F401  (registers every op)
-from tracer.interpreter import run_graph
-from tracer.tracing import GraphBuilder
-from tracer.types import TensorType, as_dtype
-from tracer.verifier import verify
+from autograph.codegen import compile_graph
+from autograph.tracer import api  # noqa: F401  (registers every op)
+from autograph.tracer.core.interpreter import run_graph
+from autograph.tracer.tracing.symbolic import GraphBuilder
+from autograph.tracer.core.types import TensorType, as_dtype
+from autograph.tracer.core.verifier import verify
 
 __all__ = ["build", "compile_fn", "assert_same", "run_both", "T"]
 
@@ -55,3 +57,9 @@ def run_both(graph, kernel, inputs, rtol=0.0, atol=0.0):
     for i, (g_, w_) in enumerate(zip(got, want)):
         assert_same(g_, w_, rtol, atol, what=f"output {i}")
     return got
+
+
+# Vectorisation checks that hold on any x86-64 host: SSE gives 4 floats per
+# vector (xmm), AVX2 8 (ymm), AVX-512 16 (zmm); the tests never assume one.
+VECTOR_FLOAT = re.compile(r"<(?:4|8|16|32) x float>")
+VECTOR_REGISTER = re.compile(r"%[xyz]mm\d+")

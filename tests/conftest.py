@@ -1,6 +1,6 @@
 """Session-wide test setup.
 
-The disk cache of compiled code (`codegen.cache`) must never write to the
+The disk cache of compiled code (`autograph.codegen.jit.disk_cache`) must never write to the
 user's real cache directory: every test session gets its own
 AUTOGRAPH_CACHE_DIR (a temporary directory), set before any test runs and
 inherited by the subprocesses tests start. Tests that want an empty or

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import gast
 
-from . import (break_statements, call_trees, conditional_expressions,
-               continue_statements, control_flow, functions, logical_expressions,
-               return_statements, slices)
+from . import (break_statements, call_trees, conditional_expressions, continue_statements,
+    control_flow, functions, logical_expressions, return_statements, slices)
 from .checks import check_supported
 from .errors import ConversionError, SourceUnavailableError
 from .naming import Namer

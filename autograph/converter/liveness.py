@@ -21,8 +21,8 @@ from typing import List, Optional, Set
 
 import gast
 
-from .activity import (block_modified, expr_reads, free_reads, header_activity,
-                       nested_scopes, simple_activity, target_names)
+from .activity import (block_modified, expr_reads, free_reads, header_activity, nested_scopes,
+    simple_activity, target_names)
 
 __all__ = ["analyze_function", "EXTRA_TEST_ATTR"]
 

@@ -1,4 +1,4 @@
-"""The one place the operators reach into the tracer.
+"""The one place the operators reach into the autograph.tracer.
 
 Imports are lazy so that converted code running on Python values never pays
 for (or depends on) the tracer, and so the dependency `autograph -> tracer`
@@ -14,23 +14,23 @@ __all__ = ["api", "control_flow", "tracing", "is_traced", "tracing_active", "as_
 
 @functools.lru_cache(maxsize=None)
 def api():
-    """The `tracer.api` module."""
-    import tracer.api
-    return tracer.api
+    """The `autograph.tracer.api` module."""
+    from autograph.tracer import api as module
+    return module
 
 
 @functools.lru_cache(maxsize=None)
 def control_flow():
-    """The `tracer.control_flow` module."""
-    import tracer.control_flow
-    return tracer.control_flow
+    """The `autograph.tracer.tracing.control_flow` module."""
+    from autograph.tracer.tracing import control_flow as module
+    return module
 
 
 @functools.lru_cache(maxsize=None)
 def tracing():
-    """The `tracer.tracing` module."""
-    import tracer.tracing
-    return tracer.tracing
+    """The `autograph.tracer.tracing.symbolic` module."""
+    from autograph.tracer.tracing import symbolic as module
+    return module
 
 
 def tracing_active() -> bool:
@@ -66,8 +66,8 @@ def located(exc: BaseException) -> BaseException:
     statement whose operator raised.
     """
     try:
-        from tracer.errors import with_location
-        from tracer.location import user_location
+        from autograph.tracer.core.errors import with_location
+        from autograph.tracer.core.location import user_location
     except ImportError:
         return exc
     return with_location(exc, user_location(2))

@@ -24,7 +24,7 @@ __all__ = ["converted_call", "should_convert"]
 # Top-level packages whose functions are never converted (besides everything
 # installed in the standard library or site-packages directories).
 _NEVER_CONVERT = frozenset({
-    "autograph", "tracer", "runtime", "codegen", "numpy", "gast", "llvmlite", "scipy",
+    "autograph", "numpy", "gast", "llvmlite", "scipy",
     "pytest", "_pytest", "pluggy", "hypothesis",
 })
 

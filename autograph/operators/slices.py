@@ -19,7 +19,7 @@ def _is_tensor(x) -> bool:
     if _tracer.is_traced(x):
         return True
     try:
-        from tracer.types import DType
+        from autograph.tracer.core.types import DType
     except ImportError:
         return False
     return isinstance(getattr(x, "dtype", None), DType)
@@ -31,7 +31,7 @@ def _tensor_update():
     update = getattr(api, "setitem", None) or getattr(api, "set_item", None)
     if update is None:
         raise TypeError("item assignment to a tensor (`x[i] = v`) is not supported yet by "
-                        "the tracer (tracer.api.setitem is missing)")
+                        "the tracer (autograph.tracer.api.setitem is missing)")
     return update
 
 

@@ -10,7 +10,7 @@ __all__ = ["Undefined", "UndefinedReturnValue", "ld", "retval", "undefined_name"
            "RETURN_VALUE_NAME"]
 
 try:
-    from tracer.control_flow import Undefined
+    from autograph.tracer.tracing.control_flow import Undefined
 except ImportError:  # pragma: no cover - only while the tracer is being written
     class Undefined:  # type: ignore[no-redef]
         """Stand-in used only when the tracer is not importable."""

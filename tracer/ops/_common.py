@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..types import DType, Shape, TensorType
+from ..core.types import DType, Shape, TensorType
 
 # What each dtype "kind" accepts, and the advice a wrong dtype gets.
 KINDS = {

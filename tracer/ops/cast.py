@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import declare
-from ..types import DType, TensorType
+from ..core.registry import declare
+from ..core.types import DType, TensorType
 from ._common import check_kind, expect_arity
 
 

@@ -1,8 +1,8 @@
 """The `constant` op: a value known at trace time, held as a read-only array."""
 from __future__ import annotations
 
-from ..registry import declare
-from ..types import TensorType, as_dtype
+from ..core.registry import declare
+from ..core.types import TensorType, as_dtype
 
 
 def _constant_type(types, attrs, consts):

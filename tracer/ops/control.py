@@ -1,15 +1,15 @@
 """Structured control flow and checks: `cond`, `while`, `check`.
 
 Their type rules only restate what the tracer built (results are declared by
-`tracer.control_flow`); the interpreter and codegen handle their regions.
+`autograph.tracer.tracing.control_flow`); the interpreter and codegen handle their regions.
 """
 from __future__ import annotations
 
-from ..registry import declare
+from ..core.registry import declare
 
 
 def _declared_by_builder(types, attrs, consts):
-    raise TypeError("cond and while are built by tracer.control_flow, not applied with bind()")
+    raise TypeError("cond and while are built by autograph.tracer.tracing.control_flow, not applied with bind()")
 
 
 def _check_type(types, attrs, consts):

@@ -1,7 +1,7 @@
 """Elementwise ops: unary math, binary arithmetic/comparison/logic, `where`.
 
 Binary ops take two operands of one dtype (no promotion: the public functions
-in `tracer.api` give weak Python numbers the tensor's dtype first) and
+in `autograph.tracer.api` give weak Python numbers the tensor's dtype first) and
 broadcast as NumPy does. Integer arithmetic wraps as NumPy's does; integer
 `floordiv`/`mod` by zero and integer `pow` with a negative exponent raise
 InvalidArgumentError, as the compiled code does.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..registry import declare
-from ..types import TensorType, bool_, float64
-from ._common import (broadcast_pair, broadcast_shapes, check_kind, check_same_dtype,
-                      expect_arity, quiet, result_size)
+from ..core.errors import InvalidArgumentError
+from ..core.registry import declare
+from ..core.types import TensorType, bool_, float64
+from ._common import (broadcast_pair, broadcast_shapes, check_kind, check_same_dtype, expect_arity,
+    quiet, result_size)
 
 
 # ---------------------------------------------------------------- type rules

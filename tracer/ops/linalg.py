@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..registry import declare
-from ..types import TensorType
+from ..core.errors import InvalidArgumentError
+from ..core.registry import declare
+from ..core.types import TensorType
 from ._common import check_kind, check_same_dtype, expect_arity, fmt_shape
 
 

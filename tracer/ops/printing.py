@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..registry import declare
+from ..core.registry import declare
 
 
 def format_value(arr: np.ndarray) -> str:

@@ -9,7 +9,7 @@ independently, in any order, vectorised):
     bits(i)   = mix(key + (i + 1) * G)                  element i's 64 random bits
 
 `seed` is the op's `seed` attribute (drawn at trace time, see
-`tracer.api_random`); `counter` counts the op's executions: compiled code
+`autograph.tracer.api.random`); `counter` counts the op's executions: compiled code
 keeps it in one LLVM global per op (an atomic increment per execution), so a
 random op gives fresh values on every call and on every loop iteration; the
 NumPy reference keeps it in a dict keyed by seed (eager calls draw a fresh
@@ -34,9 +34,9 @@ from typing import Dict
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..registry import declare
-from ..types import DType, TensorType
+from ..core.errors import InvalidArgumentError
+from ..core.registry import declare
+from ..core.types import DType, TensorType
 from ._common import check_kind, expect_scalar
 
 GOLDEN = 0x9E3779B97F4A7C15

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..registry import declare
-from ..types import DType, TensorType
+from ..core.errors import InvalidArgumentError
+from ..core.registry import declare
+from ..core.types import DType, TensorType
 from ._common import check_kind, expect_arity, quiet
 
 

@@ -26,11 +26,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..registry import declare
-from ..types import TensorType, bool_
+from ..core.errors import InvalidArgumentError
+from ..core.registry import declare
+from ..core.types import TensorType, bool_
 from ._common import expect_scalar, fmt_shape
-from .indexing import _strided_slice_rule, check_spec, numpy_key
+from .slicing import _strided_slice_rule, check_spec, numpy_key
 
 __all__ = ["assign_shape_error", "grown_rows", "BROADCAST_MSG", "LEADING_MSG", "MAX_CHECK_VALUES"]
 

@@ -1,7 +1,7 @@
 """Variable ops: `read_variable` and `assign_variable` on resource inputs.
 
 A variable enters a graph as a resource input (`%v: ref int32[]`, see
-`tracer.ir.ResourceType`): a reference to its buffer, never a value. These
+`autograph.tracer.core.ir.ResourceType`): a reference to its buffer, never a value. These
 two ops are the only ones that take a resource, always as operand 0:
 
     %1: int32[] = read_variable(%v)      # a copy of the current value
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ..ir import ResourceType
-from ..registry import declare
+from ..core.errors import InvalidArgumentError
+from ..core.ir import ResourceType
+from ..core.registry import declare
 from ._common import expect_arity, fmt_shape
 
 __all__ = ["RESOURCE_OPS"]

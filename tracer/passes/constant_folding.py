@@ -24,9 +24,9 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import ops as _ops  # noqa: F401  (importing it registers every op)
-from .. import registry
-from ..ir import Block, Graph, Op, Value
-from ..types import TensorType, shape_compatible
+from ..core import registry
+from ..core.ir import Block, Graph, Op, Value
+from ..core.types import TensorType, shape_compatible
 
 __all__ = ["run", "MAX_ELEMENTS"]
 

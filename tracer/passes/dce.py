@@ -30,8 +30,8 @@ from collections import Counter
 from typing import Iterator, List, Set
 
 from .. import ops as _ops  # noqa: F401  (importing it registers every op)
-from .. import registry
-from ..ir import Block, Graph, Op, Value
+from ..core import registry
+from ..core.ir import Block, Graph, Op, Value
 
 __all__ = ["run"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Callable, Dict, Iterable, Optional, Sequence, TextIO, Union
 
-from ..ir import Graph
-from ..verifier import VerificationError, verify as verify_graph
+from ..core.ir import Graph
+from ..core.verifier import VerificationError, verify as verify_graph
 from . import constant_folding, dce
 
 __all__ = ["PASSES", "DEFAULT_PIPELINE", "run_passes"]

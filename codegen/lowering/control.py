@@ -1,0 +1,141 @@
+"""Structured control flow: `cond`, `while`, `check`.
+
+`cond` becomes a conditional branch; each region is lowered in its own
+LLVM block and the results meet in phis (a tensor: one phi for the data
+pointer and one per dimension that is not static). Region results are
+always owned buffers (see `Lowerer.lower_block`), so the merged tensor is
+owned by the block containing the `cond`.
+
+`while` becomes a loop whose header holds phis for the carried values; the
+cond region is evaluated in the header and the body region in the loop
+body. The loop owns its carried buffers: initial values are copied unless
+the enclosing block hands them over (they are dead after the loop), and
+the loop donates them to the body, which updates them in place, yields
+them on unchanged, or frees them after their last use. Likewise a `cond`
+donates the outer buffers it is the last use of to both branches.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from llvmlite import ir
+
+from autograph.tracer.core.ir import Op
+
+from . import memory
+from .driver import register
+from .plan import region_uses
+from ..llvm.ltypes import I64, PTR, Tensor, const_int, i64, reg_type
+
+
+def _merge(b: ir.IRBuilder, incoming: List[tuple], dtype) -> object:
+    """Phi (or the common value) of per-predecessor values [(value, block)]."""
+    first = incoming[0][0]
+    if isinstance(first, Tensor):
+        ptr = b.phi(PTR)
+        for t, bb in incoming:
+            ptr.add_incoming(t.ptr, bb)
+        dims = []
+        for k in range(first.rank):
+            vals = [t.dims[k] for t, _ in incoming]
+            cs = {const_int(v) for v in vals}
+            if len(cs) == 1 and None not in cs:
+                dims.append(vals[0])
+                continue
+            phi = b.phi(I64)
+            for v, (_, bb) in zip(vals, incoming):
+                phi.add_incoming(v, bb)
+            dims.append(phi)
+        return Tensor(first.dtype, ptr, dims)
+    phi = b.phi(first.type)
+    for v, bb in incoming:
+        phi.add_incoming(v, bb)
+    return phi
+
+
+@register("cond")
+def lower_cond(lw, op: Op, args: list) -> list:
+    (pred,) = args
+    b = lw.b
+    then_bb = lw.fn.append_basic_block("cond.then")
+    else_bb = lw.fn.append_basic_block("cond.else")
+    merge_bb = lw.fn.append_basic_block("cond.end")
+    b.cbranch(pred, then_bb, else_bb)
+    # Outer buffers whose last use is this cond go to the branches (only one
+    # of them runs), so `out[i] = v` inside an `if` updates in place.
+    f = lw.frame
+    donated = [v for v in dict.fromkeys(region_uses(op))
+               if v in f.owned and f.plan.donatable(f.pos, op, v)]
+    f.owned.difference_update(donated)
+    arms = []
+    for region, bb in zip(op.regions, (then_bb, else_bb)):
+        b.position_at_end(bb)
+        vals = lw.lower_block(region, donated=donated)
+        arms.append((vals, b.block))
+        b.branch(merge_bb)
+    b.position_at_end(merge_bb)
+    out = []
+    for j, r in enumerate(op.results):
+        out.append(_merge(b, [(vals[j], bb) for vals, bb in arms], r.type.dtype))
+    return out
+
+
+@register("while")
+def lower_while(lw, op: Op, args: list) -> list:
+    cond_region, body_region = op.regions
+    b = lw.b
+    init = []
+    for i, x in enumerate(args):
+        if isinstance(x, Tensor) and not lw.take_over(op, i):
+            x = memory.copy_tensor(lw, op, x)
+        init.append(x)
+    pre = b.block
+    head = lw.fn.append_basic_block("while.head")
+    body = lw.fn.append_basic_block("while.body")
+    done = lw.fn.append_basic_block("while.end")
+    b.branch(head)
+    b.position_at_end(head)
+    carried = []
+    for r, x in zip(op.results, init):
+        if isinstance(x, Tensor):
+            ptr = b.phi(PTR, name="carry.ptr")
+            ptr.add_incoming(x.ptr, pre)
+            dims = []
+            for k, d in enumerate(r.type.shape):
+                if d is not None:
+                    dims.append(i64(d))
+                else:
+                    phi = b.phi(I64, name="carry.dim")
+                    phi.add_incoming(x.dims[k], pre)
+                    dims.append(phi)
+            carried.append(Tensor(x.dtype, ptr, dims))
+        else:
+            phi = b.phi(reg_type(r.type.dtype), name="carry")
+            phi.add_incoming(x, pre)
+            carried.append(phi)
+    (pred,) = lw.lower_block(cond_region, carried)
+    b.cbranch(pred, body, done)
+    b.position_at_end(body)
+    # The body owns the carried buffers: it updates them in place, yields
+    # them on, or frees them after their last use (so nothing to free here).
+    nxt = lw.lower_block(body_region, carried, passthrough=True, donated=body_region.args)
+    latch = b.block
+    for old, new in zip(carried, nxt):
+        if isinstance(old, Tensor):
+            old.ptr.add_incoming(new.ptr, latch)
+            for d_old, d_new in zip(old.dims, new.dims):
+                if isinstance(d_old, ir.PhiInstr):
+                    d_old.add_incoming(d_new, latch)
+        else:
+            old.add_incoming(new, latch)
+    b.branch(head)
+    b.position_at_end(done)
+    return carried
+
+
+@register("check")
+def lower_check(lw, op: Op, args: list) -> list:
+    (pred,) = args
+    message = str(op.attrs.get("message", "check failed"))
+    lw.fail_if(lw.b.not_(pred), op, message, literal=True)
+    return []

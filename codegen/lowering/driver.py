@@ -1,0 +1,343 @@
+"""Lowering a graph to one LLVM function: the driver and the op registry.
+
+The kernel ABI (independent of how Python calls it):
+
+    i32 kernel(ptr args, ptr results, ptr err)
+
+`args` is an array of 8-byte slots. For each graph input in order, a rank-0
+input occupies one slot holding the value itself (bool as i8, int32/float32
+in the slot's low 4 bytes); a rank-r input occupies 1 + r slots: its data
+pointer, then its r dims as i64. A resource input (a variable, `ref T`)
+occupies one slot whatever its rank: the data pointer of the variable's
+buffer, which the kernel reads and writes in place but never frees (its
+shape is static; see `autograph.codegen.lowering.variables`). `results` uses the same layout
+for the outputs: scalars by value; tensors as a `malloc`ed data pointer
+(handed to the caller, who frees it) plus dims. `err` is `[site id, v0, ..., v6]` (i64);
+the kernel returns 0 on success and 1 after filling `err`.
+
+Ops are lowered by functions registered by op name (`register`); each gets
+the `Lowerer`, the op and its lowered operands, and returns the lowered
+results (LLVM scalars for rank 0, `Tensor`s otherwise, or a fused node for
+elementwise ops the block plan defers).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence, Set
+
+from llvmlite import ir
+
+from autograph.tracer.core.ir import Block, Graph, Op, Value, is_resource
+
+from . import memory
+from ..abi.slots import (slot_count)  # noqa: F401  (part of this module's API; defined without llvmlite)
+from .error_sites import ErrorTable
+from ..llvm.ltypes import I1, I8, I32, I64, PTR, Tensor, check_supported, i64, mem_type
+from .plan import BlockPlan, plan_block
+
+__all__ = ["register", "LOWERINGS", "FUSABLE", "FUSES_INTO", "Lowerer", "lower_graph"]
+
+Lowering = Callable[["Lowerer", Op, list], list]
+LOWERINGS: Dict[str, Lowering] = {}
+FUSABLE: Set[str] = set()      # elementwise ops that may be evaluated inside a consumer
+FUSES_INTO: Set[str] = set()   # ops that can evaluate fused operands per element
+
+
+def register(*names: str, fusable: bool = False, fuses_into: bool = False):
+    """Decorator registering a lowering for op `names`."""
+    def deco(fn: Lowering) -> Lowering:
+        for n in names:
+            if n in LOWERINGS:
+                raise ValueError(f"lowering for {n!r} registered twice")
+            LOWERINGS[n] = fn
+            if fusable:
+                FUSABLE.add(n)
+            if fuses_into:
+                FUSES_INTO.add(n)
+        return fn
+    return deco
+
+
+def _load_all() -> None:
+    # Importing the lowering modules registers their ops.
+    from . import construct, control, elementwise, linalg, reduce, slicing  # noqa: F401
+    from . import printing, random, scans, shaping as shapes2  # noqa: F401
+    from . import variables  # noqa: F401
+    from . import update  # noqa: F401
+
+
+class _Frame:
+    __slots__ = ("plan", "owned", "pos")
+
+    def __init__(self, plan: BlockPlan):
+        self.plan = plan
+        self.owned: Set[Value] = set()
+        self.pos = 0
+
+
+class Lowerer:
+    """State while lowering one graph into one LLVM function."""
+
+    def __init__(self, graph: Graph, symbol: str, module_name: str, boundscheck: bool = True):
+        _load_all()
+        self.graph = graph
+        self.boundscheck = boundscheck
+        self.errors = ErrorTable()
+        self.module = ir.Module(name=module_name)
+        fnty = ir.FunctionType(I32, [PTR, PTR, PTR])
+        self.fn = ir.Function(self.module, fnty, symbol)
+        self.fn.attributes.add("nounwind")
+        for a, name in zip(self.fn.args, ("args", "results", "err")):
+            a.name = name
+            a.add_attribute("noalias")
+        self.entry = self.fn.append_basic_block("entry")
+        self.b = ir.IRBuilder(self.entry)
+        self.env: Dict[Value, object] = {}
+        # Op results that are views of memory the kernel does not own (a
+        # variable's buffer): never freed or taken over, copied when yielded.
+        self.borrowed: Set[Value] = set()
+        self._frames: List[_Frame] = []
+        self._range_md = None
+
+    # ------------------------------------------------------------ helpers
+
+    @property
+    def frame(self) -> _Frame:
+        return self._frames[-1]
+
+    def alloca(self, typ: ir.Type, name: str = "") -> ir.Value:
+        """A stack slot in the entry block (promoted to registers by LLVM)."""
+        b = self.b
+        saved = b.block
+        b.position_at_start(self.entry)
+        slot = b.alloca(typ, name=name)
+        b.position_at_end(saved)
+        return slot
+
+    def fail_if(self, bad, op: Optional[Op], template: str, values: Sequence[ir.Value] = (),
+                literal: bool = False) -> None:
+        """Report an error site when the i1 `bad` is true (Python bools allowed).
+
+        `template` may use `{op}` (the op's name) and `{0}`..`{6}` (the
+        runtime `values`: integers of any width, or floats, shown as the
+        NumPy scalar of their type); with `literal` it is the exact message.
+
+        The error path returns at once: buffers allocated so far by this call
+        are leaked (acceptable for now; faults are exceptional), never freed
+        twice or read.
+        """
+        if bad is False:
+            return
+        b = self.b
+        if literal:
+            template = template.replace("{", "{{").replace("}", "}}")
+        else:
+            template = template.replace("{op}", op.name if op is not None else "kernel")
+        kinds = [_value_kind(v) for v in values]
+        sid = self.errors.add(template, op.loc if op is not None else None, kinds)
+        err_bb = self.fn.append_basic_block("error")
+        ok_bb = self.fn.append_basic_block("ok")
+        if bad is True:
+            bad = ir.Constant(I1, 1)
+        br = b.cbranch(bad, err_bb, ok_bb)
+        br.set_weights([1, 1 << 20])
+        b.position_at_end(err_bb)
+        err = self.fn.args[2]
+        slots = [i64(sid)] + [self._as_i64(v) for v in values]
+        for k, v in enumerate(slots):
+            b.store(v, b.gep(err, [i64(k)], source_etype=I64))
+        b.ret(ir.Constant(I32, 1))
+        b.position_at_end(ok_bb)
+
+    def _as_i64(self, v: ir.Value) -> ir.Value:
+        if v.type == I64:
+            return v
+        if isinstance(v.type, ir.FloatType):
+            v = self.b.fpext(v, ir.DoubleType())
+        if isinstance(v.type, ir.DoubleType):
+            return self.b.bitcast(v, I64)
+        if v.type == I1:
+            return self.b.zext(v, I64)
+        if isinstance(v.type, ir.IntType):
+            return self.b.sext(v, I64)
+        raise TypeError(f"error values must be integers, got {v.type}")
+
+    def take_over(self, op: Op, index: int) -> bool:
+        """Transfer ownership of operand `index`'s buffer to `op` if the
+        enclosing block would free it right after `op` anyway."""
+        f = self.frame
+        v = op.operands[index]
+        if v in f.owned and f.plan.transferable(f.pos, op, index):
+            f.owned.discard(v)
+            return True
+        return False
+
+    def is_deferred(self, op: Op) -> bool:
+        return self.frame.plan.is_deferred(op)
+
+    def free(self, t: Tensor) -> None:
+        memory.free(self, t.ptr)
+
+    def dim_range_md(self):
+        """`!range [0, 2**63-1)` metadata for loaded dims."""
+        if self._range_md is None:
+            self._range_md = self.module.add_metadata([i64(0), i64((1 << 63) - 1)])
+        return self._range_md
+
+    # ------------------------------------------------------------ blocks
+
+    def lower_op(self, op: Op) -> list:
+        for v in list(op.operands) + list(op.results):
+            check_supported(v.type, f"a value of op {op.name}")
+        fn = LOWERINGS.get(op.name)
+        if _has_string(op):
+            from .strings import lowering_for   # string operands/results: autograph.codegen.lowering.strings decides
+            fn = lowering_for(op)
+        if fn is None:
+            raise NotImplementedError(f"codegen: no lowering for op {op.name!r}")
+        outs = fn(self, op, [self.env[v] for v in op.operands])
+        if len(outs) != len(op.results):
+            raise AssertionError(f"lowering of {op.name} gave {len(outs)} results")
+        return outs
+
+    def lower_block(self, block: Block, args: Sequence[object] = (), passthrough: bool = False,
+                    donated: Sequence[Value] = ()) -> list:
+        """Lower `block` at the builder's position; return its yielded values.
+
+        Tensor results are owned by the caller: values the block does not own
+        (outer values, arguments, constants, repeats) are copied, except with
+        `passthrough` (while bodies), where yielding argument i at position i
+        hands the argument back unchanged.
+
+        `donated` values (block arguments or outer values) are buffers the op
+        that owns the block hands over to it: the block owns them like its
+        own results (an op may update them in place, a yield hands them on
+        without a copy) and frees them after their last use otherwise.
+        """
+        for a, v in zip(block.args, args):
+            check_supported(a.type, "a block argument")
+            self.env[a] = v
+        # String ops are never fused (their elements are not register values).
+        plan = plan_block(block, lambda o: o.name in FUSABLE and not _has_string(o),
+                          lambda o: o.name in FUSES_INTO and not _has_string(o))
+        frame = _Frame(plan)
+        self._frames.append(frame)
+        try:
+            donated = [v for v in donated if isinstance(self.env.get(v), Tensor)]
+            frame.owned.update(donated)
+            for v in plan.donate(donated):   # donated but unused here: free at once
+                self.free(self.env[v])
+                frame.owned.discard(v)
+            for pos, op in enumerate(block.ops):
+                frame.pos = pos
+                outs = self.lower_op(op)
+                for r, x in zip(op.results, outs):
+                    self.env[r] = x
+                    if isinstance(x, Tensor) and op.name != "constant" and r not in self.borrowed:
+                        frame.owned.add(r)
+                for v in plan.free_after.get(pos, ()):
+                    if v in frame.owned:
+                        self.free(self.env[v])
+                        frame.owned.discard(v)
+            results = []
+            handed: Set[Value] = set()
+            for j, v in enumerate(block.results):
+                x = self.env[v]
+                if isinstance(x, Tensor):
+                    if passthrough and j < len(block.args) and v is block.args[j] and v not in handed:
+                        handed.add(v)
+                    elif v in frame.owned and v not in handed:
+                        handed.add(v)
+                    else:
+                        x = memory.copy_tensor(self, block.parent, x)
+                elif not isinstance(x, ir.Value):
+                    raise AssertionError(f"block yields an unmaterialised value {v}")
+                results.append(x)
+            return results
+        finally:
+            self._frames.pop()
+
+    # ------------------------------------------------------------ graph
+
+    def _unpack_inputs(self) -> List[object]:
+        b = self.b
+        args = self.fn.args[0]
+        slot = 0
+        out = []
+        for v in self.graph.inputs:
+            if is_resource(v):
+                from .variables import Resource
+                check_supported(v.type.value_type, f"variable {v.name_hint or ''}", strings=False)
+                ptr = b.load(b.gep(args, [i64(slot)], source_etype=I64), typ=PTR)
+                out.append(Resource(v.type.value_type, ptr))
+                slot += 1
+                continue
+            check_supported(v.type, f"input {v.name_hint or ''}")
+            t = v.type
+            if t.shape == () and not _is_string(t):   # a string scalar is a buffer: one pointer slot
+                p = b.gep(args, [i64(slot)], source_etype=I64)
+                x = b.load(p, typ=mem_type(t.dtype))
+                out.append(b.trunc(x, I1) if t.dtype.is_bool else x)
+                slot += 1
+                continue
+            ptr = b.load(b.gep(args, [i64(slot)], source_etype=I64), typ=PTR)
+            dims = []
+            for k, d in enumerate(t.shape):
+                if d is not None:
+                    dims.append(i64(d))
+                else:
+                    ld = b.load(b.gep(args, [i64(slot + 1 + k)], source_etype=I64), typ=I64)
+                    ld.set_metadata("range", self.dim_range_md())
+                    dims.append(ld)
+            out.append(Tensor(t.dtype, ptr, dims))
+            slot += 1 + len(t.shape)
+        return out
+
+    def _pack_outputs(self, values: Sequence[object]) -> None:
+        b = self.b
+        res = self.fn.args[1]
+        slot = 0
+        for v, x in zip(self.graph.outputs, values):
+            t = v.type
+            if t.shape == () and not _is_string(t):
+                val = b.zext(x, I8) if t.dtype.is_bool else x
+                b.store(val, b.gep(res, [i64(slot)], source_etype=I64))
+                slot += 1
+                continue
+            b.store(x.ptr, b.gep(res, [i64(slot)], source_etype=I64))
+            for k, d in enumerate(x.dims):
+                b.store(d, b.gep(res, [i64(slot + 1 + k)], source_etype=I64))
+            slot += 1 + len(x.dims)
+
+    def lower(self) -> ir.Module:
+        """Emit the kernel function for the whole graph."""
+        inputs = self._unpack_inputs()
+        outs = self.lower_block(self.graph.body, inputs)
+        for v in self.graph.outputs:
+            check_supported(v.type, "a graph output")
+        self._pack_outputs(outs)
+        self.b.ret(ir.Constant(I32, 0))
+        return self.module
+
+
+def _is_string(t) -> bool:
+    return t.dtype.name == "string"
+
+
+def _has_string(op: Op) -> bool:
+    """Does `op` take or give a string tensor (lowered by `autograph.codegen.lowering.strings`)?"""
+    return any(_is_string(v.type) for v in op.operands) or any(_is_string(v.type) for v in op.results)
+
+
+def _value_kind(v: ir.Value) -> str:
+    if isinstance(v.type, ir.FloatType):
+        return "f32"
+    if isinstance(v.type, ir.DoubleType):
+        return "f64"
+    return "i"
+
+
+def lower_graph(graph: Graph, symbol: str, module_name: str, boundscheck: bool = True):
+    """Lower `graph`; returns (llvmlite ir.Module, ErrorTable)."""
+    lw = Lowerer(graph, symbol, module_name, boundscheck)
+    module = lw.lower()
+    return module, lw.errors

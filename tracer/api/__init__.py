@@ -1,0 +1,25 @@
+"""The public op functions: what `ag.*` exports and what tensor operators call.
+
+Each function normalises Python arguments (weak Python numbers, arrays,
+lists, axes, dtypes) and applies one op with `autograph.tracer.tracing.symbolic.bind`, which
+records it while tracing or runs its NumPy reference eagerly; composite
+functions (`zeros_like`, `ag.nn.softmax`, ...) are compositions of these.
+The functions live in small modules by topic and are gathered here.
+"""
+from __future__ import annotations
+
+from .. import ops  # noqa: F401  (registers every op)
+from .elementwise import *  # noqa: F401,F403
+from .elementwise import __all__ as _elementwise_all
+from .slicing import getitem, setitem
+from .reduce import *  # noqa: F401,F403
+from .reduce import __all__ as _reduce_all
+from .construct import *  # noqa: F401,F403
+from .construct import __all__ as _shapes_all
+from .shaping import *  # noqa: F401,F403
+from .shaping import __all__ as _shapes2_all
+from .scans import *  # noqa: F401,F403
+from .scans import __all__ as _scans_all
+from ..tracing.symbolic import is_traced
+
+__all__ = [*_elementwise_all, *_reduce_all, *_shapes_all, *_shapes2_all, *_scans_all, "getitem", "setitem", "is_traced"]

@@ -1,0 +1,144 @@
+"""Argument normalisation shared by the public op functions of `autograph.tracer.api`.
+
+Every public function turns what users pass (tensors, traced tensors, NumPy
+arrays and scalars, Python numbers and nested lists) into operands `bind`
+accepts, with TensorFlow's dtype rules: weak Python numbers adopt the dtype
+of the tensors they meet (`autograph.tracer.core.convert.unify_operands`); everything else
+keeps its dtype; axes are normalised to the sorted non-negative tuple the
+reduction ops take.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from ..core.convert import is_python_number, to_numpy, unify_operands
+from ..core.errors import with_location
+from ..core.location import user_location
+from ..tracing.symbolic import SymbolicTensor, current_builder
+from ..core.types import DType
+
+__all__ = ["is_tensor_like", "prepare", "as_operand", "rank_of", "normalize_axis",
+           "python_int_operand", "locate_errors"]
+
+
+def locate_errors(fn):
+    """Decorate a public op function so that, while tracing, its argument errors
+    quote the user's source line in their message (as `bind` does for type rules)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, IndexError) as e:
+            if current_builder() is None or getattr(e, "_ag_located", False):
+                raise
+            loc = user_location()
+            if loc is None or loc.describe() in str(e):
+                raise
+            raise with_location(e, loc) from None
+    return wrapper
+
+
+def is_tensor_like(x) -> bool:
+    """True for eager tensors, traced tensors and variables: a DType-valued `.dtype`."""
+    return isinstance(getattr(x, "dtype", None), DType)
+
+
+_CONVERTIBLE = (np.ndarray, np.generic, bool, int, float, list, tuple, str, bytes)
+
+
+def as_operand(op: str, x):
+    """`x` unchanged when tensor-like, else as a NumPy array of an autograph dtype.
+
+    Raises TypeError naming `op` for values that are not tensors, arrays,
+    numbers or (nested) lists of numbers.
+    """
+    if is_tensor_like(x):
+        return x
+    if not isinstance(x, _CONVERTIBLE):
+        raise TypeError(f"{op}: expected a tensor, array or Python number, got "
+                        f"{type(x).__name__} {x!r}")
+    try:
+        arr = to_numpy(x)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{op}: cannot convert {x!r} to a tensor: {e}") from None
+    if arr.dtype == object and not all(isinstance(v, (str, bytes)) for v in arr.flat):
+        raise TypeError(f"{op}: cannot convert {x!r} to a tensor: expected numbers or strings")
+    return arr
+
+
+def prepare(op: str, *operands) -> List:
+    """Unify the dtypes of `operands` for op `op` and convert non-tensors to arrays.
+
+    Python numbers are weak (they take the dtype of the tensors present);
+    tensors and arrays of different dtypes raise TypeError naming both.
+    """
+    checked = [o if is_python_number(o) else as_operand(op, o) for o in operands]
+    try:
+        unified = unify_operands(op, checked)
+    except TypeError as e:
+        msg = str(e)
+        raise TypeError(msg if msg.startswith(op + ":") else f"{op}: {msg}") from None
+    return unified
+
+
+def rank_of(x) -> Optional[int]:
+    """The rank of a prepared operand (None when unknown)."""
+    shape = x.shape
+    return None if shape is None else len(shape)
+
+
+def _axis_ints(op: str, axis) -> List[int]:
+    if isinstance(axis, SymbolicTensor):
+        raise TypeError(f"{op}: axis must be known at trace time (a Python int or tuple of ints), "
+                        f"got a traced tensor")
+    if is_tensor_like(axis) or isinstance(axis, np.ndarray):
+        axis = np.asarray(axis)
+        if axis.dtype.kind not in "iu" or axis.ndim > 1:
+            raise TypeError(f"{op}: axis must be an int or a 1-D list of ints, got {axis!r}")
+        return [int(a) for a in axis.reshape(-1)]
+    if isinstance(axis, (list, tuple)):
+        items = list(axis)
+    else:
+        items = [axis]
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, numbers.Integral):
+            raise TypeError(f"{op}: axis must be None, an int or a tuple of ints, got {axis!r}")
+    return [int(a) for a in items]
+
+
+def normalize_axis(op: str, axis, rank: Optional[int]) -> Optional[Tuple[int, ...]]:
+    """None, an int, or a list/tuple of ints -> None or a sorted tuple of distinct
+    non-negative axes, checked against `rank` (negative axes need a known rank)."""
+    if axis is None:
+        return None
+    items = _axis_ints(op, axis)
+    out = []
+    for a in items:
+        if rank is None:
+            if a < 0:
+                raise ValueError(f"{op}: negative axis {a} needs a tensor of known rank")
+        elif not -rank <= a < rank:
+            lo = -rank if rank else 0
+            raise ValueError(f"{op}: axis {a} is out of range for a tensor of rank {rank} "
+                             f"(expected {lo} <= axis < {rank})")
+        elif a < 0:
+            a += rank
+        out.append(a)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: axis {axis!r} names the same axis twice")
+    return tuple(sorted(out))
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def python_int_operand(i: int) -> np.ndarray:
+    """A Python int as an int32 scalar array, or int64 when it does not fit in int32."""
+    i = int(i)
+    if _INT32.min <= i <= _INT32.max:
+        return np.array(i, dtype=np.int32)
+    return np.array(i, dtype=np.int64)

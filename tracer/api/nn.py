@@ -1,0 +1,51 @@
+"""`ag.nn`: activation functions as compositions of the public ops.
+
+(`dropout` lives with the random ops, in `autograph.tracer.api.random`.)
+"""
+from __future__ import annotations
+
+from .common import locate_errors, prepare
+from .elementwise import divide, exp, greater, maximum, minimum, sigmoid, subtract, where
+from .reduce import reduce_max, reduce_sum
+from ..core.convert import dtype_of
+from .random import dropout  # noqa: F401  (lives with the random ops)
+
+__all__ = ["relu", "elu", "sigmoid", "softmax", "dropout"]
+
+
+def _require_float(op: str, x) -> None:
+    d = dtype_of(x)
+    if not d.is_floating:
+        raise TypeError(f"{op}: expected a float tensor, got {d.name}; use ag.cast(x, ag.float32)")
+
+
+@locate_errors
+def relu(features, name=None):
+    """max(x, 0) elementwise, in x's dtype (ints and floats)."""
+    (x,) = prepare("relu", features)
+    return maximum(x, 0)
+
+
+@locate_errors
+def elu(features, name=None):
+    """x where x > 0, else exp(x) - 1 (float tensors only).
+
+    exp is applied to min(x, 0), so large positive inputs never overflow in
+    the branch that is not taken.
+    """
+    (x,) = prepare("elu", features)
+    _require_float("elu", x)
+    return where(greater(x, 0), x, subtract(exp(minimum(x, 0)), 1))
+
+
+@locate_errors
+def softmax(logits, axis=-1, name=None):
+    """exp(x) / sum(exp(x)) along `axis` (the last by default), computed stably.
+
+    The maximum along `axis` is subtracted first so exp never overflows.
+    Float tensors only.
+    """
+    (x,) = prepare("softmax", logits)
+    _require_float("softmax", x)
+    e = exp(subtract(x, reduce_max(x, axis=axis, keepdims=True)))
+    return divide(e, reduce_sum(e, axis=axis, keepdims=True))

@@ -1,0 +1,188 @@
+"""Turning Python and NumPy values into typed arrays, with TensorFlow's rules.
+
+A Python `int` alone becomes int32 (int64 if it does not fit), a `float`
+float32, a `bool` bool; lists follow the same rules; NumPy arrays and NumPy
+scalars keep their dtype. Inside an op, a Python number is *weak*: it adopts
+the dtype of the tensor it meets (see `unify_operands`).
+"""
+from __future__ import annotations
+
+from typing import List, Sequence
+
+import numpy as np
+
+from .types import DType, as_dtype, bool_, float32, int32, int64, string
+
+_INT32 = np.iinfo(np.int32)
+
+
+def is_python_number(x) -> bool:
+    """True for Python bool/int/float (not NumPy scalars): the weak values."""
+    return type(x) in (bool, int, float)
+
+
+def default_dtype_of_python(value) -> DType:
+    """The dtype a Python value gets on its own (int32/float32/bool/string)."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int32 if _INT32.min <= value <= _INT32.max else int64
+    if isinstance(value, float):
+        return float32
+    if isinstance(value, (str, bytes)):
+        return string
+    arr = np.asarray(value)
+    return _default_dtype_of_array(arr)
+
+
+def _default_dtype_of_array(arr: np.ndarray) -> DType:
+    kind = arr.dtype.kind
+    if kind == "b":
+        return bool_
+    if kind in "iu":
+        if arr.size == 0 or (arr.min() >= _INT32.min and arr.max() <= _INT32.max):
+            return int32
+        return int64
+    if kind == "f":
+        return float32
+    if kind in "USO":
+        return string
+    raise TypeError(f"cannot convert a value of NumPy kind {arr.dtype} to a tensor")
+
+
+def to_numpy(value, dtype: DType = None) -> np.ndarray:
+    """`value` (eager tensor, array, NumPy scalar, Python value or nest of
+    numbers) as a NumPy array of an autograph dtype.
+
+    With `dtype`, the value is converted to it; a Python number that does not
+    fit (or a float for an integer dtype) raises TypeError.
+    """
+    arr = getattr(value, "_array", None)
+    if arr is None:
+        if isinstance(value, np.ndarray):
+            arr = value
+        elif isinstance(value, np.generic):
+            arr = np.asarray(value)
+        elif is_python_number(value) or isinstance(value, (list, tuple, str, bytes)):
+            if dtype is not None:
+                return python_to_dtype(value, dtype)
+            d = default_dtype_of_python(value)
+            if d is string:   # object elements: NumPy's fixed-width strings drop trailing NULs
+                return _string_array(np.array(value, dtype=object))
+            return np.asarray(value).astype(d.np_dtype)
+        else:
+            arr = np.asarray(value)
+    d = as_dtype(arr.dtype)
+    if dtype is not None and d is not dtype:
+        raise TypeError(f"expected a tensor of dtype {dtype.name}, got {d.name}; use ag.cast to convert it")
+    if d is string and arr.dtype != object:
+        arr = _string_array(arr)
+    return arr
+
+
+def _string_array(arr: np.ndarray) -> np.ndarray:
+    """An object array of `bytes` (str elements UTF-8 encoded): strings are
+    stored as bytes, as in TensorFlow, also in traced constants."""
+    out = arr.astype(object)
+    for i, v in np.ndenumerate(out):
+        if isinstance(v, str):
+            out[i] = v.encode("utf-8")
+    return out
+
+
+def python_to_dtype(value, dtype: DType, op: str = None) -> np.ndarray:
+    """Convert a Python number (or nest of numbers) to `dtype`, refusing lossy casts."""
+    where = f"{op}: " if op else ""
+    if dtype is string:
+        out = _string_array(np.array(value, dtype=object))
+        for v in out.flat:
+            if not isinstance(v, bytes):
+                raise TypeError(f"{where}cannot use the {type(v).__name__} {v!r} with a tensor of "
+                                f"dtype string")
+        return out
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if dtype.is_bool and kind != "b":
+        raise TypeError(f"{where}expected a bool value, got {value!r}")
+    if dtype.is_integer:
+        if kind == "f":
+            raise TypeError(f"{where}cannot use the float {value!r} with a tensor of dtype {dtype.name}; "
+                            f"use ag.cast to convert the tensor to a float dtype first")
+        if kind == "b":
+            raise TypeError(f"{where}cannot use the bool {value!r} with a tensor of dtype {dtype.name}")
+        info = np.iinfo(dtype.np_dtype)
+        if arr.size and (arr.min() < info.min or arr.max() > info.max):
+            raise TypeError(f"{where}the value {value!r} does not fit in {dtype.name}")
+    if dtype.is_floating and kind == "b":
+        raise TypeError(f"{where}cannot use the bool {value!r} with a tensor of dtype {dtype.name}")
+    if kind in "USO":
+        raise TypeError(f"{where}cannot convert {value!r} to {dtype.name}")
+    return arr.astype(dtype.np_dtype)
+
+
+def dtype_of(x) -> DType:
+    """The dtype of a tensor-like operand (not of a weak Python number)."""
+    d = getattr(x, "dtype", None)
+    if isinstance(d, DType):
+        return d
+    if d is not None:
+        return as_dtype(d)
+    return default_dtype_of_python(x)
+
+
+def is_weak(x) -> bool:
+    """True for values whose dtype yields to the tensors they meet: Python
+    numbers, and the placeholders that stand in for them while a loop body is
+    traced to learn its types (`_ag_weak`)."""
+    return is_python_number(x) or getattr(x, "_ag_weak", False)
+
+
+def unify_operands(op: str, operands: Sequence) -> List:
+    """Give weak Python numbers the dtype of the tensors they meet.
+
+    All non-weak operands must share one dtype (TypeError naming the op and
+    both dtypes otherwise). Python numbers become NumPy 0-d arrays of that
+    dtype; when every operand is a Python number, the usual defaults apply
+    (float32 if any is a float, else int32, or bool when all are bools).
+    Weak placeholders (see `is_weak`) adopt the dtype the same way, by a cast.
+    """
+    strong = [dtype_of(o) for o in operands if not is_weak(o)]
+    if strong:
+        first = strong[0]
+        for d in strong[1:]:
+            if d is not first:
+                raise TypeError(f"{op}: the operands have different dtypes {first.name} and {d.name}; "
+                                f"use ag.cast to convert one of them")
+        target = first
+    else:
+        weak = [o for o in operands if is_weak(o)]
+        kinds = [_weak_kind(o) for o in weak]
+        if "float" in kinds:
+            target = float32
+        elif all(k == "bool" for k in kinds):
+            target = bool_
+        else:
+            target = int32
+            if any(is_python_number(o) and not (_INT32.min <= int(o) <= _INT32.max) for o in weak):
+                target = int64
+    return [_adopt(o, target, op) if is_weak(o) else o for o in operands]
+
+
+def _weak_kind(x) -> str:
+    if is_python_number(x):
+        return "bool" if isinstance(x, bool) else ("float" if isinstance(x, float) else "int")
+    d = x.dtype
+    return "bool" if d.is_bool else ("float" if d.is_floating else "int")
+
+
+def _adopt(x, target: DType, op: str):
+    if is_python_number(x):
+        return python_to_dtype(x, target, op)
+    kind = _weak_kind(x)
+    if x.dtype is target:
+        return x
+    if target.is_integer and kind != "int" or target.is_bool or (target.is_floating and kind == "bool"):
+        raise TypeError(f"{op}: cannot use a Python {kind} value with a {target.name} tensor; "
+                        f"use ag.cast to convert one of them")
+    from ..api import cast  # lazily: api imports this module
+    return cast(x, target)
