@@ -7,6 +7,7 @@
 #   make demo      compile, check and time the example kernels
 #   make bench     the benchmarks of KERNELS.md (Numba columns if numba installs)
 #   make lint      byte-compile everything; ruff too if it is installed
+#   make docs      rewrite the generated sections of docs/ops.md (from the op registry)
 #   make clean     remove build litter (keeps .venv)
 
 PYTHON ?= python3
@@ -18,7 +19,7 @@ BENCH_ARGS ?=
 DEMO_ARGS ?=
 SOURCES := autograph tracer codegen runtime examples bench tests
 
-.PHONY: install test demo bench lint clean
+.PHONY: install test demo bench lint docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +50,9 @@ lint:
 	@if command -v ruff >/dev/null 2>&1; then ruff check .; \
 	elif [ -x $(VENV)/bin/ruff ]; then $(VENV)/bin/ruff check .; \
 	else echo "ruff not installed: skipped (compileall passed)"; fi
+
+docs: $(VENV)/.stamp-test
+	$(PY) -m autograph.tracer.api.docs docs/ops.md
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis

@@ -13,12 +13,12 @@ import __future__
 import ast
 import functools
 import logging
-import threading
 import time
 import types
 import weakref
 from typing import Any, Callable, Optional
 
+from autograph.tracer.core import forksafe
 from autograph.tracer.core.logs import DETAIL, SOURCE
 
 __all__ = ["convert", "to_code", "do_not_convert", "is_converted", "is_do_not_convert"]
@@ -30,7 +30,7 @@ for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 
 _log = logging.getLogger("autograph")
-_LOCK = threading.RLock()
+_LOCK = forksafe.rlock()   # held while converting: a fork child gets it back unlocked
 # code object of a user function -> _Conversion (weak: dies with the function).
 _CACHE: "weakref.WeakKeyDictionary[types.CodeType, _Conversion]" = weakref.WeakKeyDictionary()
 # Every code object produced by conversion, nested ones (thunks, lambdas) too:

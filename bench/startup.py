@@ -73,7 +73,7 @@ def phases(tag, f, *args):
     cf = f.get_concrete_function(*args); t2 = time.perf_counter()
     if tag == "k4":
         import llvmlite.binding
-        from autograph.codegen import jit
+        from autograph.codegen.jit import engine as jit
         jit._get_state()
     t3 = time.perf_counter()
     k = cf.kernel; t4 = time.perf_counter()

@@ -15,6 +15,10 @@ __all__ = ["compile_graph", "CompiledKernel"]
 def compile_graph(graph, boundscheck: bool = True, name=None):
     """Lower `graph` to LLVM, optimise it (O3, host CPU) and JIT it.
 
+    `graph` is compiled as given: IR passes are the caller's (a
+    `ConcreteFunction` passes its optimised `graph`); a `RankedKernel` runs
+    the default pipeline again on each rank specialisation.
+
     With the disk cache on (`autograph.codegen.jit.disk_cache`), code compiled before (in this
     or an earlier process) is loaded from its object file instead.
     Returns a `CompiledKernel`, or for a graph with inputs of unknown rank a

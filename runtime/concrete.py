@@ -1,33 +1,28 @@
 """`ConcreteFunction`: one trace of a function, compiled to native code."""
 from __future__ import annotations
 
-import threading
 from typing import Any, List, Optional
 
 import numpy as np
 
-from autograph.tracer.core import nest
+from autograph.tracer.core import forksafe, nest
 from autograph.tracer.core.errors import InvalidArgumentError
 from autograph.tracer.core.ir import Graph
 from autograph.tracer.core.types import as_dtype, format_shape, shape_compatible
 
-from .signature import bind_arguments, is_tensor_leaf
+from .plan import CallPlan, NativeEntries, OutputSlot, native_dispatch
+from .signature import bind_arguments, is_tensor_leaf, refuse_masked
 from .spec import TensorSpec
 
-__all__ = ["ConcreteFunction"]
+__all__ = ["ConcreteFunction", "OutputSlot"]
 
 
-class OutputSlot:
-    """Marks, in the output template, where the k-th kernel result goes."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index: int):
-        self.index = index
-
-
+@native_dispatch
 class ConcreteFunction:
     """A traced, typed graph plus its native code (compiled on first use).
+
+    `graph` is the graph compiled: the trace after the pass pipeline
+    (`autograph.tracer.passes.optimize`); `raw_graph` is the graph as traced.
 
     Call it with the tensor arguments only (the Python values it was traced
     with are baked in), or with all arguments if the Python ones equal the
@@ -38,15 +33,22 @@ class ConcreteFunction:
     order): each call passes their buffers, by data pointer, after the
     user's inputs. The ConcreteFunction holds them, so a captured variable
     stays alive as long as compiled code that may write into it can run.
+
+    `call_plan` (`autograph.runtime.plan.CallPlan`) records how it is called
+    and what it returns: what the fast path reads to make native entries.
     """
 
-    # `_native_call` in a slot at a fixed offset: read by the native `__call__` (autograph.runtime.fastpath).
+    # `_native_call`: the native entry of tensors-only calls, in a slot at a fixed offset
+    # (ABI: autograph.codegen.abi.binding.DISPATCH_SLOT) read by the native `__call__`.
     __slots__ = ("_native_call", "__dict__", "__weakref__")
 
     def __init__(self, name: str, graph: Graph, signature, arg_leaves: List[Any], arg_treedef,
-                 output_template, output_treedef, boundscheck: bool = True, captures=()):
+                 output_template, output_treedef, boundscheck: bool = True, captures=(),
+                 raw_graph: Optional[Graph] = None):
         self.name = name
+        # `graph`: optimised by the passes, what is compiled; `raw_graph`: as traced.
         self.graph = graph
+        self.raw_graph = raw_graph if raw_graph is not None else graph
         self._signature = signature
         self._arg_leaves = arg_leaves        # TensorSpec at tensor positions, Python values elsewhere
         self._arg_treedef = arg_treedef
@@ -59,8 +61,12 @@ class ConcreteFunction:
         # A variable's buffer is never replaced, so the list is fixed.
         self._capture_buffers = [v._buffer for v in self._captures]
         self._kernel = None
-        self._lock = threading.Lock()
+        self._lock = forksafe.lock()   # held while compiling: a fork child gets it back unlocked
         self._native_call = None   # the native entry of tensors-only calls, once known
+        # What the fast path reads (autograph.runtime.fastpath), and what it learned.
+        self.call_plan = CallPlan(name, signature, tuple(arg_leaves), arg_treedef, tuple(self._input_specs),
+                                  tuple(self._capture_buffers), tuple(output_template), output_treedef)
+        self._fast = NativeEntries()
 
     # ---------------------------------------------------------------- inspection
 
@@ -107,6 +113,18 @@ class ConcreteFunction:
         args, kwargs = self.structured_input_signature
         return f"<ConcreteFunction {self.name} args={args} kwargs={kwargs}>"
 
+    def __reduce__(self):
+        # The signature and the graph as IR text; the receiver compiles it or loads
+        # it from its disk cache (autograph.runtime.pickling).
+        from .pickling import reduce_concrete
+        return reduce_concrete(self)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     # ------------------------------------------------------------------- calling
 
     def __call__(self, *args, **kwargs):
@@ -122,7 +140,7 @@ class ConcreteFunction:
         result = self._run(arrays)
         if not kwargs and self._native_call is None:
             from . import fastpath   # imported on first use: `import autograph` stays light
-            fastpath.learn_concrete(self, len(args))
+            self._native_call = fastpath.learn_concrete(self._fast, self, len(args))
         return result
 
     _call_python = __call__
@@ -195,6 +213,7 @@ class ConcreteFunction:
         arr = getattr(x, "_array", None)
         if arr is None:
             if is_tensor_leaf(x):
+                refuse_masked(x, self._tensor_name(k))   # np.asarray would drop the mask
                 arr = np.asarray(x)
             else:
                 from autograph.tracer.core.convert import to_numpy

@@ -1,19 +1,27 @@
 """The fast path of calls that hit the trace cache.
 
 A `PolymorphicFunction` call with positional arguments first tries the
-native entry (`autograph.codegen.entry.emit`) of the signature it ran last, kept in the
-instance's `_native_call` slot: a builtin that checks the arguments itself
-(exact types, dtypes, ranks, static dims, the Python values the trace baked
-in), runs the kernel and returns the results as `ag.Tensor`s, or returns
+native entry (`autograph.codegen.entry.emit`) of the signature it ran last,
+kept in the instance's `_native_call` slot (read by native code at a fixed
+offset: part of the ABI): a builtin that checks the arguments itself (exact
+types, dtypes, ranks, static dims, the Python values the trace baked in),
+runs the kernel and returns the results as `ag.Tensor`s, or returns
 NotImplemented when the call is not its own. Once any kernel with an entry
-is loaded, the classes' `__call__` is native too (`autograph.codegen.entry.dispatch`), so a
-hit runs no Python code at all. Only on a miss does Python run
-(`_call_python`): the other recent entries are tried (most recent first, up
-to `MAX_ENTRIES`), then the slow path (binding, the full cache key,
-tracing, retrace logging), which afterwards teaches the function the entry
-of what it just ran (`learn`). Entries count the calls they run, so the
-retracing warning sees every call (`native_calls`).
-AUTOGRAPH_DISABLE_FASTPATH=1 turns learning off (`set_enabled`).
+is loaded, the classes' `__call__` is native too
+(`autograph.codegen.entry.dispatcher`), so a hit runs no Python code at all.
+Only on a miss does Python run (`_call_python`): the other recent entries
+are tried (most recent first, up to `MAX_ENTRIES`), then the slow path
+(binding, the full cache key, tracing, retrace logging), which afterwards
+teaches the function the entry of what it just ran (`learn`). Entries count
+the calls they run, so the retracing warning sees every call
+(`native_calls`). AUTOGRAPH_DISABLE_FASTPATH=1 turns learning off
+(`set_enabled`).
+
+This module reads only public objects (`autograph.runtime.plan`): a
+ConcreteFunction's `call_plan` and `kernel` (its `native_entry`), and the
+`NativeEntries` the calling function hands over, which it fills. The
+function classes keep their own `_native_call` slot equal to the first
+recent entry, from what `learn`, `learn_concrete` and `try_entries` return.
 
 Exactness: an entry accepts a call only if the slow path would pick the same
 ConcreteFunction with the same arrays, so the fast path changes no result.
@@ -51,13 +59,14 @@ from typing import Optional
 
 import numpy as np
 
-from autograph.codegen.entry.emit import MODE_CALL, MODE_CONST, MODE_SINGLE, MODE_TUPLE
-from autograph.codegen.entry.native import NativeEntry, layout, slot_offset
+from autograph.codegen.abi.binding import DISPATCH_SLOT, MODE_CALL, MODE_CONST, MODE_SINGLE, MODE_TUPLE
+from autograph.codegen.entry.layout import layout, slot_offset
+from autograph.codegen.entry.native import calls
 from autograph.tracer.core import nest
-from autograph.tracer.core.ir import is_resource
 from autograph.tracer.tracing.symbolic import ACTIVE_TRACES
 
-from .signature import _PY_SCALARS
+from .plan import DISPATCHING_CLASSES, CallPlan, NativeEntries, OutputSlot
+from .signature import PY_SCALARS
 from .spec import TensorSpec
 
 __all__ = ["set_enabled", "learn", "learn_concrete", "try_entries", "native_calls", "MAX_ENTRIES"]
@@ -65,7 +74,6 @@ __all__ = ["set_enabled", "learn", "learn_concrete", "try_entries", "native_call
 log = logging.getLogger("autograph")
 
 MAX_ENTRIES = 8
-_UNSET = object()
 
 # AUTOGRAPH_DISABLE_FASTPATH=1 (or set_enabled(False)): functions learn no entries, so
 # every call takes the slow path (for debugging, and for tests comparing the two).
@@ -90,7 +98,9 @@ class _Facts:
         self.ok = False
         if not layout().ok:
             return
-        t = Tensor._from_array(np.zeros(()))
+        # The entries read a Tensor's `_array` and a Variable's `_buffer` slot natively:
+        # where those slots are is part of the ABI, found here on real objects.
+        t = Tensor(np.zeros(()))
         v = Variable(np.zeros(2, np.float32))
         self.tensor_type, self.tensor_offset = Tensor, slot_offset(t, "_array")
         self.variable_type, self.variable_offset = Variable, slot_offset(v, "_buffer")
@@ -112,13 +122,11 @@ def _get_facts() -> _Facts:
 
 # ---------------------------------------------------------------- output structure
 
-def _output_mode(cf):
+def _output_mode(plan: CallPlan, n_outputs: int):
     """(mode, result object) returning what `ConcreteFunction._run` returns."""
-    from .concrete import OutputSlot
-
-    template, out_def = cf._output_template, cf._output_treedef
+    template, out_def = plan.output_template, plan.output_treedef
     slots = [x for x in template if isinstance(x, OutputSlot)]
-    n = len(cf.graph.outputs)
+    n = n_outputs
     if len(slots) != n or [s.index for s in slots] != list(range(n)):
         return None
     if out_def is None and n == 1 and len(template) == 1:
@@ -140,33 +148,30 @@ def _output_mode(cf):
 
 # ---------------------------------------------------------------- building entries
 
-def _bind(cf, nargs: int, sources, checks, trace_check: bool):
-    """The builtin for `cf` called with `nargs` arguments, or None."""
+def _bind(plan: CallPlan, entry, nargs: int, sources, checks, trace_check: bool):
+    """The builtin running `entry` for calls with `nargs` arguments, or None."""
     facts = _get_facts()
     if not facts.ok:
         return None
-    mode = _output_mode(cf)
+    mode = _output_mode(plan, entry.n_outputs)
     if mode is None:
         return None
-    entry = NativeEntry.of(cf.kernel)
-    if entry is None:
-        return None
-    inputs = cf.graph.inputs
+    buffers = plan.capture_buffers
     n_user = len(sources)
-    if n_user + len(cf._capture_buffers) != len(inputs):
+    if n_user + len(buffers) != entry.n_inputs:
         return None
-    fixed = [None] * n_user + list(cf._capture_buffers)
-    sources = list(sources) + [-1] * len(cf._capture_buffers)
-    for j, buf in enumerate(fixed):
-        if buf is not None and not (type(buf) is np.ndarray and buf.flags.c_contiguous
-                                    and buf.flags.writeable and buf.flags.aligned):
+    fixed = [None] * n_user + list(buffers)
+    sources = list(sources) + [-1] * len(buffers)
+    for buf in buffers:
+        if not (type(buf) is np.ndarray and buf.flags.c_contiguous and buf.flags.writeable
+                and buf.flags.aligned):
             return None
     builtin = entry.bind(nargs, sources, fixed, checks, mode[0], mode[1],
                          tensor_type=facts.tensor_type, tensor_offset=facts.tensor_offset,
                          variable_type=facts.variable_type, variable_offset=facts.variable_offset,
                          trace_flag=ACTIVE_TRACES if trace_check else None)
     if not _dispatch_installed:
-        _install_dispatchers(cf.kernel)
+        _install_dispatchers(entry.kernel)
     return builtin
 
 
@@ -174,14 +179,12 @@ _dispatch_installed = False
 
 
 def _install_dispatchers(kernel) -> None:
-    """Give PolymorphicFunction and ConcreteFunction the native `__call__` found
-    in `kernel`'s code (once per process): it tries the instance's
-    `_native_call` entry without a Python frame, else calls `_call_python`."""
+    """Give the dispatching classes (PolymorphicFunction, ConcreteFunction:
+    `plan.DISPATCHING_CLASSES`) the native `__call__` found in `kernel`'s code
+    (once per process): it tries the instance's `_native_call` entry without a
+    Python frame, else calls `_call_python`."""
     global _dispatch_installed
-    from autograph.codegen.entry.dispatch import DISPATCH_SLOT, dispatch_address, install_call
-
-    from .concrete import ConcreteFunction
-    from .polymorphic import PolymorphicFunction
+    from autograph.codegen.entry.dispatch import dispatch_address, install_call
 
     with _facts_lock:
         if _dispatch_installed:
@@ -190,13 +193,12 @@ def _install_dispatchers(kernel) -> None:
         address = dispatch_address(kernel)
         if not address:
             return
-        probe = PolymorphicFunction(lambda x: x)
-        probe._native_call = object()
-        cf = ConcreteFunction.__new__(ConcreteFunction)
-        cf._native_call = object()
-        if slot_offset(probe, "_native_call") != DISPATCH_SLOT or slot_offset(cf, "_native_call") != DISPATCH_SLOT:
-            return
-        for cls in (PolymorphicFunction, ConcreteFunction):
+        for cls in DISPATCHING_CLASSES:
+            probe = cls.__new__(cls)
+            probe._native_call = object()
+            if slot_offset(probe, "_native_call") != DISPATCH_SLOT:
+                return
+        for cls in DISPATCHING_CLASSES:
             install_call(cls, address)
 
 
@@ -204,15 +206,14 @@ def _is_variable_spec(spec) -> bool:
     return bool(getattr(spec, "_ag_variable_spec", False))
 
 
-def _tensor_sources(cf, positions):
+def _tensor_sources(plan: CallPlan, entry, positions):
     """Argument index per user graph input, checking that variables and
     resource inputs line up; None if they do not."""
-    specs = cf._input_specs
-    inputs = cf.graph.inputs
-    if len(positions) != len(specs):
+    specs = plan.input_specs
+    if len(positions) != len(specs) or len(specs) > entry.n_inputs:
         return None
     for j, spec in enumerate(specs):
-        if _is_variable_spec(spec) != is_resource(inputs[j].type):
+        if _is_variable_spec(spec) != entry.variable_inputs[j]:
             return None
     return list(positions)
 
@@ -224,20 +225,21 @@ def _plain_parameters(sig: inspect.Signature):
     return params
 
 
-def _polymorphic_entry(pf, cf, nargs: int):
-    """The entry for calls of `pf` with `nargs` positional arguments that run `cf`."""
-    params = _plain_parameters(pf._signature)
+def _polymorphic_entry(entries: NativeEntries, plan: CallPlan, entry, nargs: int):
+    """The builtin for calls of a PolymorphicFunction (policy in `entries`) with
+    `nargs` positional arguments that run the ConcreteFunction of `plan`."""
+    params = _plain_parameters(plan.signature)
     if params is None:
         return None
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if nargs > len(positional) or any(p.default is p.empty for p in params[nargs:]):
         return None
-    leaves = cf._arg_leaves
-    if cf._arg_treedef != (tuple, (None,) * len(params)) or len(leaves) != len(params):
+    leaves = plan.arg_leaves
+    if plan.arg_treedef != (tuple, (None,) * len(params)) or len(leaves) != len(params):
         return None
-    if pf._input_signature is not None:
-        return _signature_entry(pf, cf, nargs, params)
-    if pf._reduce_retracing and any(s.shape is None or None in s.shape for s in cf._input_specs):
+    if entries.input_signature is not None:
+        return _signature_entry(entries.input_signature, plan, entry, nargs)
+    if entries.reduce_retracing and any(s.shape is None or None in s.shape for s in plan.input_specs):
         return None   # a relaxed trace: which trace a call gets depends on history
     positions, checks = [], []
     for i, leaf in enumerate(leaves):
@@ -245,7 +247,7 @@ def _polymorphic_entry(pf, cf, nargs: int):
             if i >= nargs:
                 return None   # a tensor default: not taken from the arguments
             positions.append(i)
-        elif type(leaf) in _PY_SCALARS:
+        elif type(leaf) in PY_SCALARS:
             if i < nargs:
                 checks.append((i, leaf))
             else:
@@ -254,85 +256,97 @@ def _polymorphic_entry(pf, cf, nargs: int):
                     return None
         else:
             return None   # an object (identity key) or a Python value of another kind
-    sources = _tensor_sources(cf, positions)
+    sources = _tensor_sources(plan, entry, positions)
     if sources is None:
         return None
-    return _bind(cf, nargs, sources, checks, trace_check=True)
+    return _bind(plan, entry, nargs, sources, checks, trace_check=True)
 
 
-def _signature_entry(pf, cf, nargs: int, params):
-    sig = pf._input_signature
+def _signature_entry(sig, plan: CallPlan, entry, nargs: int):
     if nargs != len(sig) or not all(isinstance(s, TensorSpec) for s in sig):
         return None
-    if any(isinstance(x, TensorSpec) for x in cf._arg_leaves[len(sig):]):
+    if any(isinstance(x, TensorSpec) for x in plan.arg_leaves[len(sig):]):
         return None
-    sources = _tensor_sources(cf, list(range(nargs)))
-    if sources is None or any(_is_variable_spec(s) for s in cf._input_specs):
+    sources = _tensor_sources(plan, entry, list(range(nargs)))
+    if sources is None or any(_is_variable_spec(s) for s in plan.input_specs):
         return None
-    return _bind(cf, nargs, sources, [], trace_check=True)
+    return _bind(plan, entry, nargs, sources, [], trace_check=True)
+
+
+def _native_entry(cf):
+    """The NativeEntry of `cf`'s kernel, or None (a `RankedKernel` has none)."""
+    return getattr(cf.kernel, "native_entry", None)
 
 
 # ---------------------------------------------------------------- the Python layer
 
-def learn(pf, cf, args) -> None:
-    """After the slow path ran `cf` for positional `args`: make its entry the
-    first one `pf` tries (made once per (cf, number of arguments))."""
-    if not _enabled:
-        return
-    nargs = len(args)
-    tables = cf.__dict__.setdefault("_poly_entries", {})
-    entry = tables.get(nargs, _UNSET)
-    if entry is _UNSET:
-        try:
-            entry = _polymorphic_entry(pf, cf, nargs)
-        except Exception:   # never fail a call that already ran: keep the slow path
-            log.debug("no native entry for %s", cf.name, exc_info=True)
-            entry = None
-        tables[nargs] = entry
-        if entry is not None:
-            pf._fast_tables.append(entry)
-    if entry is None:
-        return
-    entries = pf._entries
-    if entries and entries[0] is entry:
-        return
-    # Rebinding (not mutating) keeps concurrent readers on a consistent list.
-    pf._entries = [entry] + [e for e in entries if e is not entry][:MAX_ENTRIES - 1]
-    pf._native_call = entry
+def learn(entries: NativeEntries, cf, args):
+    """After the slow path of a PolymorphicFunction ran ConcreteFunction `cf` for
+    positional `args`: make the entry of such calls (made once per (cf, number of
+    arguments)) the first of `entries.recent`. Returns the entry the function
+    keeps in its `_native_call` slot: `entries.recent[0]`, or None."""
+    if _enabled:
+        plan = cf.call_plan
+        nargs = len(args)
+        tried = entries.tried.setdefault(plan, {})
+        if nargs not in tried:
+            try:
+                entry = _native_entry(cf)
+                builtin = None if entry is None else _polymorphic_entry(entries, plan, entry, nargs)
+            except Exception:   # never fail a call that already ran: keep the slow path
+                log.debug("no native entry for %s", plan.name, exc_info=True)
+                builtin = None
+            tried[nargs] = builtin
+            if builtin is not None:
+                entries.made.append(builtin)
+        builtin = tried[nargs]
+        recent = entries.recent
+        if builtin is not None and not (recent and recent[0] is builtin):
+            # Rebinding (not mutating) keeps concurrent readers on a consistent list.
+            entries.recent = [builtin] + [e for e in recent if e is not builtin][:MAX_ENTRIES - 1]
+    recent = entries.recent
+    return recent[0] if recent else None
 
 
-def try_entries(pf, args):
-    """Try `pf`'s other recent entries (the first one was tried by `__call__`)."""
-    entries = pf._entries
-    for e in entries[1:]:
+def try_entries(entries: NativeEntries, args):
+    """Try the other recent entries (the first one was tried by `__call__`): the
+    result, or NotImplemented. A hit moves its entry first in `entries.recent`
+    (the caller puts it in its `_native_call` slot)."""
+    recent = entries.recent
+    for e in recent[1:]:
         r = e(*args)
         if r is not NotImplemented:
-            pf._entries = [e] + [x for x in entries if x is not e]
-            pf._native_call = e
+            entries.recent = [e] + [x for x in recent if x is not e]
             return r
     return NotImplemented
 
 
-def native_calls(pf) -> int:
-    """Calls of `pf` run by its native entries (for the retracing statistics)."""
-    from autograph.codegen.entry.native import calls
-    return sum(calls(e) for e in pf._fast_tables)
+def native_calls(entries: NativeEntries) -> int:
+    """Calls run by the entries made for a function (for the retracing statistics)."""
+    return sum(calls(e) for e in entries.made)
 
 
-def learn_concrete(cf, nargs: int) -> None:
-    """After a slow call of `cf` with `nargs` positional arguments: give it the
-    entry of tensors-only calls (one argument per traced tensor input), once."""
-    if not _enabled or cf.__dict__.get("_direct_entry", _UNSET) is not _UNSET:
-        return
-    entry = None
-    if nargs == len(cf._input_specs):
+def learn_concrete(entries: NativeEntries, cf, nargs: int):
+    """After a slow call of ConcreteFunction `cf` with `nargs` positional
+    arguments: the entry of its tensors-only calls (one argument per traced
+    tensor input), made once; None if there is none. `entries` is `cf`'s own."""
+    if not _enabled:
+        return None
+    plan = cf.call_plan
+    tried = entries.tried.setdefault(plan, {})
+    if tried:
+        return next(iter(tried.values()))
+    builtin = None
+    if nargs == len(plan.input_specs):
         try:
-            sources = _tensor_sources(cf, list(range(nargs)))
+            entry = _native_entry(cf)
+            sources = None if entry is None else _tensor_sources(plan, entry, list(range(nargs)))
             if sources is not None:
-                entry = _bind(cf, nargs, sources, [], trace_check=False)
+                builtin = _bind(plan, entry, nargs, sources, [], trace_check=False)
         except Exception:   # never fail a call that already ran: keep the slow path
-            log.debug("no native entry for %s", cf.name, exc_info=True)
-            entry = None
-    cf._direct_entry = entry
-    if entry is not None:
-        cf._native_call = entry
+            log.debug("no native entry for %s", plan.name, exc_info=True)
+            builtin = None
+    tried[nargs] = builtin
+    if builtin is not None:
+        entries.made.append(builtin)
+    return builtin

@@ -17,13 +17,15 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from autograph.tracer.core import nest
+from autograph.tracer.core import forksafe, nest
 from autograph.tracer.core.convert import is_python_number, to_numpy
 from autograph.tracer.core.logs import DETAIL, RETRACE, SOURCE, RetracingWarning
+from autograph.tracer.passes import optimize
 from autograph.tracer.tracing.symbolic import GraphBuilder, current_builder, is_traced
 from autograph.tracer.core.types import TensorType, format_shape, most_specific_common_shape
 
-from .concrete import ConcreteFunction, OutputSlot
+from .concrete import ConcreteFunction
+from .plan import NativeEntries, OutputSlot, native_dispatch
 from .signature import (OBJECT, PYTHON, TENSOR, VARIABLE, bind_arguments, call_key, is_tensor_leaf,
     leaf_key)
 from .spec import TensorSpec
@@ -74,12 +76,14 @@ def _validate_input_signature(sig, fn_sig: inspect.Signature, name: str):
                         f"{len(positional)} positional argument(s) ({', '.join(p.name for p in positional)})")
 
 
+@native_dispatch
 class PolymorphicFunction:
     """A function compiled once per input signature; see `function`."""
 
     _autograph_polymorphic = True
     # `_native_call`: the native entry tried first (autograph.runtime.fastpath), in a slot at a
-    # fixed offset so that the native `__call__` installed by fastpath can read it.
+    # fixed offset (ABI: autograph.codegen.abi.binding.DISPATCH_SLOT) so that the native
+    # `__call__` installed by fastpath can read it.
     __slots__ = ("_native_call", "__dict__", "__weakref__")
 
     def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
@@ -105,10 +109,10 @@ class PolymorphicFunction:
         self._calls = 0                 # calls through __call__ (for the retracing warning)
         self._traced_at: List[int] = []  # the value of _calls at each recent trace
         self._retrace_warnings = 0
-        # The fast path (autograph.runtime.fastpath): native entries of recent signatures, latest first.
+        # The fast path (autograph.runtime.fastpath): native entries of recent signatures, latest
+        # first; `_native_call` is always the first of `_fast.recent` (or None).
         self._native_call = None
-        self._entries: List[Any] = []
-        self._fast_tables: List[Any] = []   # every entry made, for the call count
+        self._fast = NativeEntries(self._input_signature, self._reduce_retracing)
         functools.update_wrapper(self, python_function, updated=())
 
     # ------------------------------------------------------------------ members
@@ -125,6 +129,18 @@ class PolymorphicFunction:
 
     def __repr__(self) -> str:
         return f"<ag.function {self._name} ({self.tracing_count} traces)>"
+
+    def __reduce__(self):
+        # Module-level functions by reference, closures and lambdas by value; traces
+        # are not sent (autograph.runtime.pickling).
+        from .pickling import reduce_polymorphic
+        return reduce_polymorphic(self)
+
+    def __copy__(self):
+        return self   # like a Python function: copying gives the same function
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __get__(self, instance, owner=None):
         # Each instance gets its own PolymorphicFunction: its own traces and captures.
@@ -162,17 +178,18 @@ class PolymorphicFunction:
         if current_builder() is not None:
             # Called from inside another trace: inline into that trace.
             return self._traceable()(*args, **kwargs)
-        if not kwargs and len(self._entries) > 1:
+        if not kwargs and len(self._fast.recent) > 1:
             from . import fastpath   # imported on first use: `import autograph` stays light
-            r = fastpath.try_entries(self, args)
+            r = fastpath.try_entries(self._fast, args)
             if r is not NotImplemented:
+                self._native_call = self._fast.recent[0]
                 return r
         self._calls += 1
         cf, arrays = self._lookup(args, kwargs)
         result = cf._run(arrays)
         if not kwargs:
             from . import fastpath
-            fastpath.learn(self, cf, args)
+            self._native_call = fastpath.learn(self._fast, cf, args)
         return result
 
     _call_python = __call__
@@ -193,6 +210,16 @@ class PolymorphicFunction:
         cf = self._cache.get(key)
         if cf is not None and not self._stale(key):
             return cf, _arrays(leaves)
+        # A miss: trace under this function's lock, so that threads making the first call of
+        # one signature trace it once (the others wait, then find it in the cache).
+        with forksafe.lock_of(self, "_trace_lock"):
+            cf = self._cache.get(key)
+            if cf is not None and not self._stale(key):
+                return cf, _arrays(leaves)
+            return self._lookup_miss(key, cf, leaves, treedef, specs_allowed)
+
+    def _lookup_miss(self, key, cf, leaves, treedef, specs_allowed):
+        """The ConcreteFunction for a key not (or no longer) in the cache; the trace lock is held."""
         stale = cf is not None
         if self._reduce_retracing:
             cf = self._relaxed_match(leaves, treedef, key)
@@ -241,9 +268,12 @@ class PolymorphicFunction:
         key = "signature"
         cf = self._cache.get(key)
         if cf is None:
-            rest = list(values[len(sig):])
-            cf = self._trace(list(spec_leaves) + rest, nest.flatten(tuple(sig) + tuple(rest))[1], None)
-            self._cache[key] = cf
+            with forksafe.lock_of(self, "_trace_lock"):   # one trace, as in _lookup
+                cf = self._cache.get(key)
+                if cf is None:
+                    rest = list(values[len(sig):])
+                    cf = self._trace(list(spec_leaves) + rest, nest.flatten(tuple(sig) + tuple(rest))[1], None)
+                    self._cache[key] = cf
         return cf, arrays
 
     def _stale(self, key) -> bool:
@@ -289,7 +319,7 @@ class PolymorphicFunction:
     def _note_trace(self) -> None:
         """Warn (like TensorFlow) when many of the recent calls traced."""
         from . import fastpath
-        calls = self._calls + fastpath.native_calls(self)
+        calls = self._calls + fastpath.native_calls(self._fast)
         self._traced_at = [c for c in self._traced_at if c > calls - _RETRACE_WINDOW] + [calls]
         if len(self._traced_at) >= _RETRACE_LIMIT and self._retrace_warnings < _RETRACE_WARNINGS:
             self._retrace_warnings += 1
@@ -304,7 +334,7 @@ class PolymorphicFunction:
                 "function once, outside the loop; for (2), use reduce_retracing=True or an "
                 "input_signature with None dimensions; for (3), pass tensors (ag.constant). "
                 "AUTOGRAPH_VERBOSITY=1 logs the reason of every retrace.",
-                RetracingWarning, stacklevel=4)
+                RetracingWarning, stacklevel=5)   # user -> __call__ -> _lookup -> _lookup_miss -> here
 
     # --------------------------------------------------------- reduce_retracing
 
@@ -325,7 +355,7 @@ class PolymorphicFunction:
                 continue
             for i, (old, new) in enumerate(zip(tkey[1], key[1])):
                 if old[0] == TENSOR and new[0] == TENSOR and old[1] is new[1]:
-                    prev = types.get(i, cf._arg_leaves[i].shape)
+                    prev = types.get(i, cf.call_plan.arg_leaves[i].shape)
                     types[i] = most_specific_common_shape(prev, new[2])
         return types or None
 
@@ -378,15 +408,22 @@ class PolymorphicFunction:
                 else:
                     template.append(x)
             graph = builder.finish(outputs)
-        _verify(graph)
+        raw_graph = _verify(graph)
+        t1 = time.perf_counter()
+        # The graph compiled (and keyed in the disk cache) is the optimised copy; the
+        # traced one stays as it is, for `cf.raw_graph`. Passes keep every input.
+        graph = optimize(raw_graph)
         if log.isEnabledFor(DETAIL):
-            log.debug("traced %s (trace #%d) for (%s) in %.1f ms: %d ops", self._name, self.tracing_count,
-                      ", ".join(_describe_arg(a) for a in arg_leaves), (time.perf_counter() - t0) * 1e3,
-                      sum(1 for _ in graph.walk()))
+            log.debug("traced %s (trace #%d) for (%s) in %.1f ms: %d ops; passes %.1f ms: %d ops",
+                      self._name, self.tracing_count, ", ".join(_describe_arg(a) for a in arg_leaves),
+                      (t1 - t0) * 1e3, sum(1 for _ in raw_graph.walk()),
+                      (time.perf_counter() - t1) * 1e3, sum(1 for _ in graph.walk()))
             if log.isEnabledFor(SOURCE):
-                log.log(SOURCE, "IR of %s (trace #%d):\n%s", self._name, self.tracing_count, graph.format())
+                log.log(SOURCE, "IR of %s (trace #%d, after the passes):\n%s", self._name,
+                        self.tracing_count, graph.format())
         return ConcreteFunction(self._name, graph, self._signature, arg_leaves, treedef, template, out_def,
-                                boundscheck=self._boundscheck, captures=[v for v, _ in builder.captures])
+                                boundscheck=self._boundscheck, captures=[v for v, _ in builder.captures],
+                                raw_graph=raw_graph)
 
 
 def _describe_leaf(k) -> str:
@@ -405,11 +442,9 @@ def _describe_arg(a) -> str:
 
 
 def _verify(graph):
-    try:
-        from autograph.tracer.core.verifier import verify
-    except ImportError:  # the verifier is optional while the IR tools are being built
-        return
-    verify(graph)
+    """`graph`, verified (VerificationError otherwise)."""
+    from autograph.tracer.core.verifier import verify
+    return verify(graph)
 
 
 def _arrays(leaves) -> List[np.ndarray]:
@@ -437,7 +472,7 @@ def _covers(traced_keys, new_keys, cf) -> bool:
             continue
         if old != new:
             return False
-    specs = [x for x in cf._arg_leaves]
+    specs = cf.call_plan.arg_leaves
     for spec, new in zip(specs, new_keys):
         if new[0] == TENSOR and not (spec.dtype is new[1] and _spec_fits(new[2], spec.shape)):
             return False

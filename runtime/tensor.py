@@ -1,8 +1,9 @@
 """The eager tensor (`ag.Tensor`) and conversions to it (`ag.constant`, `ag.convert_to_tensor`).
 
 An eager tensor is an immutable wrapper around a read-only NumPy array of an
-autograph dtype. Every op applied outside a trace returns one (this module
-installs `Tensor._from_array` as the tracer's eager wrapper at import).
+autograph dtype; NumPy gets a writable copy (`np.asarray(t)`, `t.numpy()`).
+Every op applied outside a trace returns one (this module installs
+`Tensor._from_array` as the tracer's eager wrapper at import).
 
 Conversion rules (TensorFlow's): a Python int becomes int32 (int64 when it
 does not fit), a float float32, a bool bool, a str bytes (dtype string);
@@ -22,6 +23,8 @@ from autograph.tracer.tracing import symbolic as tracing
 from autograph.tracer.core.convert import default_dtype_of_python, python_to_dtype
 from autograph.tracer.tracing.tensor_ops import TensorOperators
 from autograph.tracer.core.types import ALL_DTYPES, DType, as_dtype, string
+
+from .signature import refuse_masked
 
 __all__ = ["Tensor", "constant", "convert_to_tensor"]
 
@@ -92,14 +95,22 @@ class Tensor(TensorOperators):
         return a[()] if a.ndim == 0 else a.copy()
 
     def __array__(self, dtype=None, copy=None):
-        """NumPy's array protocol; without a copy the array is read-only."""
+        """NumPy's array protocol: an array NumPy owns and may write.
+
+        `np.asarray(t)` and `np.array(t)` give a writable copy, so code written
+        for NumPy can update the result in place while the tensor stays as it
+        was. Only `np.asarray(t, copy=False)` (NumPy 2) shares the tensor's
+        memory, as a read-only view.
+        """
         a = self._array
         if dtype is not None and np.dtype(dtype) != a.dtype:
             if copy is False:
                 raise ValueError(f"converting a {self.dtype.name} tensor to {np.dtype(dtype)} "
                                  f"needs a copy, but copy=False was given")
             return a.astype(dtype)
-        return a.copy() if copy else a
+        # The tensor's own array is read-only and may be a view of a buffer that
+        # native code allocated (freed once, with its last view): never unfreeze it.
+        return a if copy is False else a.copy()
 
     # -- Python scalar protocol ----------------------------------------------
     def _scalar(self, what: str):
@@ -227,12 +238,21 @@ def _to_array(op: str, value, dtype=None) -> np.ndarray:
     if tracing.is_traced(value):
         raise TypeError(f"{op}: expected a Python or NumPy value, got a traced tensor; "
                         f"use it directly or ag.convert_to_tensor")
+    if isinstance(value, (np.ndarray, list, tuple)):
+        try:
+            refuse_masked(value)   # np.asarray would drop the mask
+        except TypeError as exc:
+            raise TypeError(f"{op}: {exc}") from None
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
         if arr.dtype.kind in "OUS":
             arr = _bytes_array(arr, op, value)
     elif isinstance(value, (bool, int, float, str, bytes, list, tuple)):
         arr = _python_array(op, value)
+        if arr.size == 0 and dtype is not None and isinstance(value, (list, tuple)):
+            # `[]`, `[[]]`, `[[], []]`: no element to convert, only a shape
+            # (NumPy would call them float64).
+            return np.zeros(arr.shape, dtype.np_dtype)
         if dtype is None:
             dtype = default_dtype_of_python(value) if arr.dtype != object else string
     else:
@@ -272,7 +292,7 @@ def constant(value, dtype=None, shape=None, name=None):
     `dtype` converts the value (losslessly: see the module docstring);
     `shape` reshapes a value with as many elements, or fills the shape with a
     one-element value, as `tf.constant` does. Inside a trace the result is
-    still an eager tensor; it becomes a `constant` op where it is used.
+    a traced `constant` of the graph (as `tf.constant` in a `tf.function`).
     A variable gives its current value.
     """
     if getattr(value, "_ag_variable", False):
@@ -294,6 +314,12 @@ def constant(value, dtype=None, shape=None, name=None):
             else:
                 raise ValueError(f"constant: a value with {arr.size} elements cannot have shape "
                                  f"{shape}: expected {n} elements, or 1 to fill the shape")
+    builder = tracing.current_builder()
+    if builder is not None:
+        # Inside a trace a constant is part of the graph, as `tf.constant` is
+        # in a tf.function: `while ag.constant(True):` compiles to a loop
+        # instead of running (forever) in Python at trace time.
+        return builder.wrap(builder.constant(arr))
     if arr is getattr(value, "_array", None):
         return value
     return Tensor._from_array(arr)
@@ -312,7 +338,11 @@ def convert_to_tensor(value, dtype=None, name=None):
         return value
     if isinstance(getattr(value, "dtype", None), DType) and callable(getattr(value, "read_value", None)):
         return convert_to_tensor(value.read_value(), dtype)   # a variable: its current value
-    return Tensor._from_array(_to_array("convert_to_tensor", value, dtype))
+    arr = _to_array("convert_to_tensor", value, dtype)
+    builder = tracing.current_builder()
+    if builder is not None:   # a constant of the graph inside a trace (see `constant`)
+        return builder.wrap(builder.constant(arr))
+    return Tensor._from_array(arr)
 
 
 tracing.set_eager_wrapper(Tensor._from_array)

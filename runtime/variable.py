@@ -20,7 +20,7 @@ The design is TensorFlow's resource variable, compiled:
   function's first trace (`creation_scope`). It is created eagerly, "lifted"
   out of the function: its initial value must be known at trace time (a
   Python/NumPy/eager value, or a traced value computed from constants and
-  static shapes only, which `autograph.runtime.variable_trace` evaluates with the IR
+  static shapes only, which `autograph.runtime.variable_lift` evaluates with the IR
   interpreter).
 
 Lifetime: a ConcreteFunction keeps the variables it captured alive (it holds
@@ -43,6 +43,8 @@ from autograph.tracer.tracing.tensor_ops import TensorOperators
 from autograph.tracer.ops._common import fmt_shape
 from autograph.tracer.tracing.symbolic import GraphBuilder, SymbolicTensor, current_builder
 from autograph.tracer.core.types import DType, as_dtype
+
+from .variable_lift import depends_on_inputs_error, lift_initial_value
 
 __all__ = ["Variable", "creation_scope"]
 
@@ -93,12 +95,13 @@ def _ordinal(n: int) -> str:
 
 # ----------------------------------------------------------------- the shared interface
 
-def _where() -> str:
+def where_suffix() -> str:
+    """The user's source line, on a line of its own, for error messages ("" if unknown)."""
     loc = user_location()
     return f"\n{loc.describe()}" if loc else ""
 
 
-class _VariableBase(TensorOperators):
+class VariableBase(TensorOperators):
     """What real and traced variables share: metadata, reads and assignments.
 
     Subclasses give `_ag_resource(builder)`: the resource input the variable
@@ -190,8 +193,8 @@ class _VariableBase(TensorOperators):
             return self
         if isinstance(value, SymbolicTensor) or getattr(value, "_ag_variable", False):
             if getattr(value, "_ag_weak", False):
-                from autograph.tracer.core.convert import _adopt
-                value = _adopt(value, self._dtype, what)
+                from autograph.tracer.tracing.weak import adopt_dtype
+                value = adopt_dtype(value, self._dtype, what)
             v = builder.value_of(value)
         else:
             v = builder.constant(self._checked_array(what, value))
@@ -222,7 +225,7 @@ class _VariableBase(TensorOperators):
 
 # ----------------------------------------------------------------- Variable
 
-class Variable(_VariableBase):
+class Variable(VariableBase):
     """Mutable state shared by reference between Python and compiled code.
 
     `ag.Variable(initial_value, dtype=None, name=None)`: the dtype and shape
@@ -263,7 +266,7 @@ class Variable(_VariableBase):
             raise TypeError(f"{what} of a variable inside an ag.function would read its value at "
                             f"trace time and freeze it; use the variable in tensor expressions "
                             f"instead (e.g. `if v.read_value():` or `if v > 0:` to branch on its "
-                            f"value when the compiled code runs){_where()}")
+                            f"value when the compiled code runs){where_suffix()}")
 
     def _read_eager(self):
         from .tensor import Tensor
@@ -343,10 +346,8 @@ def _initial_array(value, dtype, builder: Optional[GraphBuilder]) -> np.ndarray:
     if isinstance(value, Variable):
         arr = value._buffer
     elif getattr(value, "_ag_variable", False):   # a variable argument of the trace
-        from .variable_trace import depends_on_inputs_error
         raise depends_on_inputs_error(value.name)
     elif isinstance(value, SymbolicTensor):
-        from .variable_trace import lift_initial_value
         arr = lift_initial_value(value)
     else:
         from .tensor import _to_array

@@ -26,12 +26,20 @@ Strategies
 Checks
     assert_same(actual, expected, *, rtol=None) -> exact dtype and shape; ints
         and bools exactly, floats within `TOLERANCE[dtype]` (NaN == NaN)
+The op registry
+    declared_ops(arity, dtype, result=None) -> the declared elementwise ops of
+        an arity that accept `dtype` (tests parametrise over these, not lists)
+    numpy_counterpart(op)      -> NumPy's function of the same name as a
+                                  declared op (its declaration's `numpy`)
 """
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+from autograph.tracer.core import registry
+from autograph.tracer.core.types import TensorType, as_dtype
 
 BOOL = ("bool",)
 INTS = ("int32", "int64")
@@ -192,3 +200,30 @@ def assert_same(actual, expected, *, rtol=None, atol=None):
         np.testing.assert_allclose(a, e, rtol=rtol or r, atol=atol or t, equal_nan=True)
     else:
         np.testing.assert_array_equal(a, e)
+
+
+def declared_ops(arity: str, dtype: str, result: str = None) -> list:
+    """Names of the declared elementwise ops of `arity` ("unary" or "binary")
+    whose dtype kind accepts `dtype`, in declaration order; with `result`, only
+    those whose result dtype is `result` ("same": `dtype` itself). Tests
+    parametrise over these instead of keeping their own lists of op names."""
+    d = as_dtype(dtype)
+    out = []
+    for name in registry.ops_where(elementwise=arity):
+        opdef = registry.get(name)
+        if not registry.accepts(opdef, d):
+            continue
+        if result is not None:
+            n = 1 if arity == "unary" else 2
+            got = opdef.type_rule([TensorType(d, ())] * n, {}, [None] * n)[0].dtype.name
+            if got != (dtype if result == "same" else result):
+                continue
+        out.append(name)
+    return out
+
+
+def numpy_counterpart(op: str):
+    """The NumPy function (ufunc) a declared op names as its counterpart, or None."""
+    names = [n for n in registry.get(op).numpy if "." not in n]
+    return getattr(np, names[0]) if names else None
+

@@ -1,9 +1,11 @@
 """The `autograph` command line: show every stage of compiling one function.
 
     autograph STAGE FILE:FUNC --sig SIG [--time] [--traceback] [--no-disk-cache]
+    autograph ir FILE:FUNC --sig SIG --raw      (the graph as traced, before the passes)
+    autograph dot FILE:FUNC --sig SIG [--format dot|svg|png|pdf] [-o FILE]   (autograph.cli.picture)
     autograph cache clear | dir
 
-STAGE is one of ``source converted ir llvm llvm-opt asm``.  FILE is a ``.py``
+STAGE is one of ``source converted ir llvm llvm-opt asm dot``.  FILE is a ``.py``
 file or a dotted module name, FUNC a (dotted) attribute of it; a plain
 function is wrapped with `ag.function`.  See `autograph.cli.sig` for SIG.
 
@@ -21,18 +23,21 @@ import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import picture
 from .load import TargetError, TargetImportError, load_target, split_target
 from .sig import SIG_HELP, SigError, parse_sig, to_call_args
 
-STAGES = ("source", "converted", "ir", "llvm", "llvm-opt", "asm")
+STAGES = ("source", "converted", "ir", "llvm", "llvm-opt", "asm", "dot")
 
 _STAGE_HELP = {
     "source": "the Python source of the function (inspect.getsource)",
     "converted": "the converted Python source (ag.to_code)",
-    "ir": "the typed IR of the trace for SIG (str(cf.graph))",
+    "ir": "the typed IR of the trace for SIG, after the passes (str(cf.graph)); "
+          "with --raw, as traced (str(cf.raw_graph))",
     "llvm": "the LLVM IR before optimisation (cf.llvm_ir(optimized=False))",
     "llvm-opt": "the LLVM IR after optimisation (cf.llvm_ir(optimized=True))",
     "asm": "the native assembly (cf.asm())",
+    "dot": picture.HELP,
 }
 
 _EXAMPLES = """\
@@ -40,15 +45,17 @@ examples:
   autograph source    examples/kernels.py:collatz_total
   autograph converted examples/kernels.py:branchy_sum
   autograph ir        examples/kernels.py:collatz_total --sig "int64[]"
+  autograph ir        examples/kernels.py:collatz_total --sig "int64[]" --raw
   autograph llvm-opt  examples/kernels.py:mean_square --sig "float32[None], float32[None]"
   autograph asm       examples.kernels:mandelbrot_total --sig "float64[40], float64[30], 100" --time
+  autograph dot       examples/kernels.py:collatz_total --sig "int64[]" --format svg -o collatz.svg
   autograph cache clear
 """
 
 _CACHE_HELP = """\
 the disk cache of compiled code lives in $AUTOGRAPH_CACHE_DIR, by default the
 user's cache directory (~/.cache/autograph on Linux).
-  clear  remove everything in it
+  clear  remove its entries (only the cache's own files: anything else is kept)
   dir    print its path"""
 
 
@@ -90,9 +97,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="do not read or write the disk cache "
                              "(sets AUTOGRAPH_DISABLE_CACHE=1)")
     for stage in STAGES:
-        sub.add_parser(stage, parents=[common], help=_STAGE_HELP[stage],
-                       description=f"Print {_STAGE_HELP[stage]}.",
-                       epilog=SIG_HELP, formatter_class=fmt)
+        p = sub.add_parser(stage, parents=[common], help=_STAGE_HELP[stage],
+                           description=f"Print {_STAGE_HELP[stage]}.",
+                           epilog=SIG_HELP, formatter_class=fmt)
+        if stage == "dot":
+            picture.add_arguments(p)   # --format, -o, --raw (autograph.cli.picture)
+        if stage == "ir":
+            p.add_argument("--raw", action="store_true",
+                           help="print the graph as traced, before constant folding, common-"
+                                "subexpression and dead code elimination")
     cache = sub.add_parser("cache", help="manage the disk cache of compiled code",
                            description=_CACHE_HELP, formatter_class=fmt)
     cache.add_argument("action", choices=("clear", "dir"))
@@ -248,6 +261,8 @@ def _stage_output(args: argparse.Namespace, stage: str, obj: Any, parsed: Any,
                   timer: _Timer) -> str:
     """The text of `stage` for `obj`; with --time, also runs (and times) the steps before it."""
     pyfunc = _python_function(obj)
+    if stage == "dot":
+        picture.check_arguments(args, _UsageError)
     if stage == "source":
         return timer.run("source", "inspect.getsource", lambda: inspect.getsource(pyfunc))
 
@@ -267,7 +282,9 @@ def _stage_output(args: argparse.Namespace, stage: str, obj: Any, parsed: Any,
     cf = timer.run("trace", "f.get_concrete_function",
                    lambda: f.get_concrete_function(*call_args, **call_kwargs))
     if stage == "ir":
-        return str(cf.graph)
+        return str(cf.raw_graph if args.raw else cf.graph)
+    if stage == "dot":
+        return picture.dot_output(args, cf, timer)
     steps = [("llvm", "cf.llvm_ir(optimized=False)", lambda: cf.llvm_ir(optimized=False)),
              ("llvm-opt", "cf.llvm_ir(optimized=True)", lambda: cf.llvm_ir(optimized=True)),
              ("asm", "cf.asm()", lambda: cf.asm())]
@@ -343,8 +360,11 @@ def _run_cache(action: str) -> int:
         print(f"cache directory {path} does not exist: nothing to clear")
         return 0
     removed = result.removed
+    kept = result.kept  # the secret key and anything that is not the cache's own is left alone
     print(f"cleared {path}: removed {removed} entr{'y' if removed == 1 else 'ies'} "
-          f"({_human(result.bytes)})")
+          f"({_human(result.bytes)})"
+          + ("" if not kept else "; kept 1 file that is not a cache entry" if kept == 1
+             else f"; kept {kept} files that are not cache entries"))
     for failure in result.failed:
         _err(f"could not remove {failure}")
     return 1 if result.failed else 0

@@ -2,15 +2,16 @@
 through the `ag__` operators (autograph.operators).
 
 `convert_node` runs the passes in the order of the research notes (1.3):
-functions, break, continue, return, item assignment, calls, control flow,
-conditional expressions, logical expressions.
+asserts and exception handlers, functions, break, continue, return, item
+assignment, calls, control flow, conditional expressions, logical
+expressions.
 """
 from __future__ import annotations
 
 import gast
 
-from . import (break_statements, call_trees, conditional_expressions, continue_statements,
-    control_flow, functions, logical_expressions, return_statements, slices)
+from . import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
+    control_flow, functions, logical_expressions, return_statements, slices, try_statements)
 from .checks import check_supported
 from .errors import ConversionError, SourceUnavailableError
 from .naming import Namer
@@ -22,6 +23,8 @@ def convert_node(node: gast.AST, filename: str, function: str) -> gast.AST:
     """Convert a gast FunctionDef or Lambda (mutated in place and returned)."""
     check_supported(node, filename, function)
     namer = Namer(node)
+    node = asserts.transform(node)
+    node = try_statements.transform(node, namer)
     conditional_expressions.record_sources(node)
     functions.strip_signature(node)
     if isinstance(node, gast.FunctionDef):

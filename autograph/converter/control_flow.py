@@ -25,7 +25,7 @@ from typing import List, Set
 
 import gast
 
-from . import templates
+from . import composites, templates
 from .liveness import EXTRA_TEST_ATTR, analyze_function
 
 __all__ = ["transform"]
@@ -52,7 +52,12 @@ def _params(fn: gast.AST) -> Set[str]:
 
 
 def _block_info(node, scope: _Scope):
-    """(outputs, input_only) for an if; (loop_vars, ()) for loops. Cached on the node."""
+    """(outputs, input_only, composites) for an if; (loop_vars, (), composites)
+    for loops. Cached on the node.
+
+    Composites (`x['b']`, `self.n`) written in the blocks whose root name is
+    live into them are state too: outputs of an if, variables of a loop.
+    """
     cached = getattr(node, "_ag_block", None)
     if cached is not None:
         return cached
@@ -69,7 +74,11 @@ def _block_info(node, scope: _Scope):
     defined = node._ag_defined_in
     if defined is not None:
         scope.undefined |= block_vars - defined - declared
-    node._ag_block = (outputs, inputs)
+    found = composites.block_composites(node.body + node.orelse)
+    roots_in = node._ag_live_in | declared
+    carried = sorted((c for c in found.values() if c.root in roots_in),
+                     key=lambda c: (c.depth, c.text))  # containers are written before their items
+    node._ag_block = (outputs, inputs, carried)
     return node._ag_block
 
 
@@ -142,9 +151,11 @@ class _ControlFlowTransformer(gast.NodeTransformer):
                 _block_info(n, scope)
             elif isinstance(n, gast.Delete):
                 deleted |= {t.id for t in n.targets if isinstance(t, gast.Name)}
-        # A deleted block variable must stay readable by get_state: `del x`
-        # becomes `x = ag__.Undefined('x')`, with loads guarded by ag__.ld.
-        scope.undefined |= deleted & scope.block_vars
+        # `del x` of a local becomes `x = ag__.Undefined('x')`, with loads
+        # guarded by ag__.ld: a deleted block variable stays readable by
+        # get_state, and a `del` inside a branch or loop body (a nested
+        # function after conversion) never deletes a name of that function.
+        scope.undefined |= deleted - scope.globals - scope.nonlocals
         if scope.undefined:
             wrapper = _LoadWrapper(scope.undefined)
             node.body = _flatten(wrapper.visit(s) for s in node.body)
@@ -174,6 +185,7 @@ class _ControlFlowTransformer(gast.NodeTransformer):
 
     def _declarations(self, names) -> List[gast.stmt]:
         scope = self.scopes[-1]
+        names = [n for n in names if n.isidentifier()]   # not composites (`x['b']`)
         glob = [n for n in names if n in scope.globals]
         nonloc = [n for n in names if n not in scope.globals]
         decls = []
@@ -183,12 +195,28 @@ class _ControlFlowTransformer(gast.NodeTransformer):
             decls.append(gast.Nonlocal(names=nonloc))
         return decls
 
-    def _state_functions(self, names):
+    def _state_functions(self, names, carried=()):
+        """`get_state`/`set_state` over `names`; a name that is a composite's
+        text is read and written through `ag__.ld_composite`/`store_composite`."""
         get_name, set_name = self.namer.new("get_state"), self.namer.new("set_state")
-        state = gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
+        by_text = {c.text: c for c in carried}
+        state = gast.Tuple(elts=[composites.read_expr(by_text[n]) if n in by_text
+                                 else templates.name(n) for n in names], ctx=gast.Load())
         getter = templates.replace("def get_name():\n    return state",
                                    get_name=get_name, state=state)
-        if names:
+        if by_text:
+            stores = []
+            for k, n in enumerate(names):
+                item = templates.replace_expr("vars_[k]", vars_=self.vars_name, k=templates.const(k))
+                if n in by_text:
+                    stores += composites.write_stmts(by_text[n], item)
+                else:
+                    stores += templates.replace("x = item", x=n, item=item)
+            setter = templates.replace(
+                "def set_name(vars_):\n    decls\n    stores",
+                set_name=set_name, vars_=self.vars_name, decls=self._declarations(names),
+                stores=stores)
+        elif names:
             target = gast.Tuple(elts=[templates.name(n, gast.Store) for n in names],
                                 ctx=gast.Store())
             setter = templates.replace(
@@ -217,10 +245,11 @@ class _ControlFlowTransformer(gast.NodeTransformer):
     # -- statements ---------------------------------------------------------
 
     def visit_If(self, node):
-        outputs, inputs = _block_info(node, self.scopes[-1])
+        outputs, inputs, carried = _block_info(node, self.scopes[-1])
         self.generic_visit(node)
+        outputs = outputs + [c.text for c in carried]
         names = outputs + inputs
-        get_name, set_name, state_defs = self._state_functions(names)
+        get_name, set_name, state_defs = self._state_functions(names, carried)
         body_name, body_def = self._thunk("if_body", names, node.body)
         else_name, else_def = self._thunk("else_body", names, node.orelse)
         call = templates.replace(
@@ -232,9 +261,10 @@ class _ControlFlowTransformer(gast.NodeTransformer):
         return templates.copy_missing_locations(out, node)
 
     def visit_While(self, node):
-        names, _ = _block_info(node, self.scopes[-1])
+        names, _, carried = _block_info(node, self.scopes[-1])
         self.generic_visit(node)
-        get_name, set_name, state_defs = self._state_functions(names)
+        names = names + [c.text for c in carried]
+        get_name, set_name, state_defs = self._state_functions(names, carried)
         body_name, body_def = self._thunk("loop_body", names, node.body)
         test_name = self.namer.new("loop_test")
         test_def = templates.replace("def test_name():\n    return test",
@@ -248,9 +278,10 @@ class _ControlFlowTransformer(gast.NodeTransformer):
         return templates.copy_missing_locations(out, node)
 
     def visit_For(self, node):
-        names, _ = _block_info(node, self.scopes[-1])
+        names, _, carried = _block_info(node, self.scopes[-1])
         self.generic_visit(node)
-        get_name, set_name, state_defs = self._state_functions(names)
+        names = names + [c.text for c in carried]
+        get_name, set_name, state_defs = self._state_functions(names, carried)
         itr = self.namer.new("itr")
         unpack = templates.replace("target = itr", target=node.target, itr=templates.name(itr))
         templates.copy_missing_locations(unpack, node.target)

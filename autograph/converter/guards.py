@@ -94,13 +94,15 @@ def guard_block(stmts: List[gast.stmt], kind, replace, flag: str,
 
 
 def definitely_exits(stmts: List[gast.stmt]) -> bool:
-    """Whether every path through `stmts` ends in `return` or `raise`."""
+    """Whether every path through `stmts` ends in `return` or `raise`.
+
+    A `with` block never counts: its context manager may swallow an exception
+    raised by the `return` expression, and execution then goes on after it.
+    """
     for s in stmts:
         if isinstance(s, (gast.Return, gast.Raise)):
             return True
         if isinstance(s, gast.If) and definitely_exits(s.body) and definitely_exits(s.orelse):
-            return True
-        if isinstance(s, gast.With) and definitely_exits(s.body):
             return True
         if isinstance(s, gast.Try):
             if definitely_exits(s.finalbody):

@@ -5,7 +5,9 @@
 Python values and a traced operand can stage the rest as a `cond`);
 `not a` -> `ag__.not_(a)`; `a < b < c` -> `ag__.compare_chain(lambda: a,
 (('<', lambda: b), ('<', lambda: c)))`, which evaluates each operand once and
-lazily, and combines traced results with a logical and.
+lazily, and combines traced results with a logical and; `a in b` ->
+`ag__.in_(a, b)` (`ag__.not_in` for `not in`), a traced bool when a tensor
+is involved.
 """
 from __future__ import annotations
 
@@ -46,6 +48,12 @@ class _LogicalTransformer(gast.NodeTransformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn)):
+            # `in` on a traced tensor is a traced bool (Python's `in` would ask
+            # the tensor for a Python bool).
+            func = "in_" if isinstance(node.ops[0], gast.In) else "not_in"
+            new = templates.ag_call(func, [node.left, node.comparators[0]])
+            return templates.copy_missing_locations(new, node)
         if len(node.ops) < 2:
             return node
         pairs = gast.Tuple(elts=[

@@ -6,8 +6,9 @@ with a value and no flag check is needed there.
 
 Pass 2: unless the function's only return is its last top-level statement
 (then nothing is needed), the body starts with `do_return = False` and
-`retval_ = ag__.UndefinedReturnValue()`; `return v` becomes `do_return = True;
-retval_ = v`; statements after one that may have returned are guarded by
+`retval_ = ag__.UndefinedReturnValue()`; `return v` becomes `retval_ = v;
+do_return = True` (in that order, so a `return` whose value raises has not
+returned); statements after one that may have returned are guarded by
 `if ag__.not_(do_return):`; loops that may return stop on the flag; the body
 ends with `return retval_` when every path returns, else with
 `return ag__.retval(retval_, do_return)` (None if nothing returned, and an
@@ -106,8 +107,10 @@ def _lower_function(fn: gast.AST, namer) -> None:
     always_returns = definitely_exits(fn.body)
 
     def replace_return(node):
+        # The value first: if evaluating it raises (and a `try` catches it),
+        # the function has not returned, exactly as in Python.
         value = node.value if node.value is not None else templates.const(None)
-        new = templates.replace("flag = True\nvalue_var = value", flag=do_return,
+        new = templates.replace("value_var = value\nflag = True", flag=do_return,
                                 value_var=retval, value=value)
         return templates.copy_missing_locations(new, node)
 

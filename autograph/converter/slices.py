@@ -11,11 +11,13 @@ Slices in the key become `ag__.slice_(lo, hi, step)` values.
 """
 from __future__ import annotations
 
+import copy
 import operator
 
 import gast
 
 from . import templates
+from .composites import ORIGINAL_TARGET
 
 __all__ = ["transform", "AUG_OPS"]
 
@@ -87,6 +89,7 @@ class _SliceTransformer(gast.NodeTransformer):
         if len(node.targets) != 1 or not _rewritable(node.targets[0]):
             return node
         target = node.targets[0]
+        original = copy.deepcopy(target)
         if not self._is_local(target.value.id):
             # A captured name (a global or a closure variable) cannot be
             # rebound here: mutate it (a variable is assigned) instead.
@@ -95,34 +98,41 @@ class _SliceTransformer(gast.NodeTransformer):
                 x_load=templates.name(target.value.id, generated=False),
                 key=_key_expr(target.slice), value=node.value,
                 name=templates.const(target.value.id))
-            return templates.copy_missing_locations(new, node)
+            return _marked(templates.copy_missing_locations(new, node), original)
         new = templates.replace(
             "x = ag__.set_item(x_load, key, value)", x=target.value.id,
             x_load=templates.name(target.value.id, generated=False),
             key=_key_expr(target.slice), value=node.value)
-        return templates.copy_missing_locations(new, node)
+        return _marked(templates.copy_missing_locations(new, node), original)
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         if not _rewritable(node.target) or type(node.op) not in AUG_OPS:
             return node
         target = node.target
+        original = copy.deepcopy(target)
         if not self._is_local(target.value.id):
             new = templates.replace(
                 "ag__.set_item_captured(x_load, key, ag__.aug_value(x_load, key, op, value), name)",
                 x_load=templates.name(target.value.id, generated=False),
                 key=_key_expr(target.slice), op=templates.const(AUG_OPS[type(node.op)]),
                 value=node.value, name=templates.const(target.value.id))
-            return templates.copy_missing_locations(new, node)
+            return _marked(templates.copy_missing_locations(new, node), original)
         new = templates.replace(
             "x = ag__.aug_set_item(x_load, key, op, value)", x=target.value.id,
             x_load=templates.name(target.value.id, generated=False),
             key=_key_expr(target.slice), op=templates.const(AUG_OPS[type(node.op)]),
             value=node.value)
-        return templates.copy_missing_locations(new, node)
+        return _marked(templates.copy_missing_locations(new, node), original)
 
     def visit_ClassDef(self, node):
         return node
+
+
+def _marked(stmts, original):
+    """Remember the item the statement writes (a composite name, composites.py)."""
+    setattr(stmts[0], ORIGINAL_TARGET, original)
+    return stmts
 
 
 def transform(node: gast.AST) -> gast.AST:

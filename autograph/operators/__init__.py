@@ -2,9 +2,12 @@
 
 This module object *is* `ag__` inside converted functions.
 """
+from .asserts import assert_stmt
 from .calls import converted_call
+from .composites import NOT_STATE, ld_composite, store_composite
 from .control_flow import for_stmt, if_exp, if_stmt, while_stmt
-from .logical import and_, compare_chain, not_, or_
+from .exceptions import caught
+from .logical import and_, compare_chain, in_, not_, not_in, or_
 from .py_builtins import RangeMarker, len_, range_, slice_
 from .slices import aug_set_item, aug_value, set_item, set_item_captured
 from .variables import Undefined, UndefinedReturnValue, ld, retval
@@ -13,4 +16,5 @@ __all__ = [
     "converted_call", "if_stmt", "if_exp", "while_stmt", "for_stmt", "and_", "or_",
     "not_", "compare_chain", "range_", "len_", "slice_", "RangeMarker", "set_item",
     "aug_set_item", "aug_value", "set_item_captured", "Undefined", "UndefinedReturnValue", "ld", "retval",
+    "ld_composite", "store_composite", "NOT_STATE", "assert_stmt", "caught", "in_", "not_in",
 ]

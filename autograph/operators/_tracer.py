@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 __all__ = ["api", "control_flow", "tracing", "is_traced", "tracing_active", "as_traced",
-           "static_value", "located", "condition_value"]
+           "static_value", "located", "condition_value", "bind"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -31,6 +31,11 @@ def tracing():
     """The `autograph.tracer.tracing.symbolic` module."""
     from autograph.tracer.tracing import symbolic as module
     return module
+
+
+def bind(name: str, *operands, **attrs):
+    """Apply op `name` (record it while tracing): the tracer's `bind`."""
+    return tracing().bind(name, *operands, **attrs)
 
 
 def tracing_active() -> bool:

@@ -13,13 +13,18 @@ import warnings
 from typing import Callable, Optional, Sequence
 
 from . import _tracer
+from .composites import Held, hold_containers
+from .exceptions import staged
 from .py_builtins import RangeMarker
 from .variables import Undefined, UndefinedReturnValue
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "UnrolledLoopWarning",
-           "UNROLL_WARNING_THRESHOLD"]
+           "UNROLL_WARNING_THRESHOLD", "ITERATION_LIMIT"]
 
 UNROLL_WARNING_THRESHOLD = 1000
+# Trace-time iterations of a `while` over an eager tensor condition before it
+# is an error (TensorFlow's "iteration limit exceeded").
+ITERATION_LIMIT = 100_000
 
 
 class UnrolledLoopWarning(UserWarning):
@@ -57,17 +62,21 @@ def _dummy_like(value):
     return np.zeros(shape, dtype)
 
 
-def _reconcile_branches(names, main, other):
+def _reconcile_branches(names, main, other, unbound):
     """Check and patch the outputs of both traced branches (research notes 2.2).
 
     `main` and `other` are the lists the branches returned; they are patched in
     place before the tracer reads them: a variable unbound on both paths passes
     through, a return value missing on one path gets a dummy, and a variable
-    unbound on one path only is an error naming it.
+    unbound on one path only is an error naming it. `unbound` receives
+    {index: its Undefined} for the variables unbound on both paths.
     """
     for k, (name, a, b) in enumerate(zip(names, main, other)):
         if isinstance(a, Undefined) and isinstance(b, Undefined):
-            main[k] = other[k] = _BOTH_UNDEFINED  # unbound either way: stays unbound
+            # Unbound either way (never set, or deleted in both branches): it
+            # stays unbound after the if, and reading it raises as in Python.
+            unbound[k] = a
+            main[k] = other[k] = _BOTH_UNDEFINED
             continue
         a_ret, b_ret = isinstance(a, UndefinedReturnValue), isinstance(b, UndefinedReturnValue)
         if a_ret or b_ret:
@@ -80,11 +89,17 @@ def _reconcile_branches(names, main, other):
             if isinstance(value, Undefined):
                 raise _tracer.located(
                     ValueError(f"'{name}' must also be initialized in the {branch} branch"))
+        if (isinstance(a, Held) or isinstance(b, Held)) and a != b:
+            raise _tracer.located(ValueError(
+                f"'{name}' is a different object at the end of the main and else branches, and "
+                f"its items are also changed there; a compiled if can carry the items of one "
+                f"object, not a choice between two objects"))
 
 
 def _staged_if(cond, body, orelse, get_state, set_state, names, nouts):
     init = tuple(get_state())
     outs = {}
+    unbound = {}
 
     def branch(fn, which, other):
         def run():
@@ -94,14 +109,14 @@ def _staged_if(cond, body, orelse, get_state, set_state, names, nouts):
             outs[which] = result
             if other in outs:  # the second branch traced: both are known now
                 main, orelse_ = (result, outs[other]) if which == "main" else (outs[other], result)
-                _reconcile_branches(names, main, orelse_)
+                _reconcile_branches(names, main, orelse_, unbound)
             return result
         return run
 
     results = _tracer.control_flow().cond(
         cond, branch(body, "main", "else"), branch(orelse, "else", "main"),
         names=tuple(names[:nouts]))
-    results = tuple(v if v is not _BOTH_UNDEFINED else init[k] for k, v in enumerate(results))
+    results = tuple(v if v is not _BOTH_UNDEFINED else unbound[k] for k, v in enumerate(results))
     set_state(results + init[nouts:])
 
 
@@ -110,7 +125,9 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: Callable,
     """An `if` statement: Python `if` for a Python condition, a `cond` op for a traced one."""
     cond = _tracer.condition_value(cond)
     if _tracer.is_traced(cond):
-        _staged_if(cond, body, orelse, get_state, set_state, tuple(names), nouts)
+        get_state, set_state = hold_containers(names, get_state, set_state)
+        with staged("`if`"):
+            _staged_if(cond, body, orelse, get_state, set_state, tuple(names), nouts)
     elif cond:
         body()
     else:
@@ -121,9 +138,10 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expr_repr: str):
     """A conditional expression `a if cond else b` (branches are thunks)."""
     cond = _tracer.condition_value(cond)
     if _tracer.is_traced(cond):
-        results = _tracer.control_flow().cond(
-            cond, lambda: (if_true(),), lambda: (if_false(),),
-            names=(f'conditional expression "{expr_repr}"',))
+        with staged("conditional expression"):
+            results = _tracer.control_flow().cond(
+                cond, lambda: (if_true(),), lambda: (if_false(),),
+                names=(f'conditional expression "{expr_repr}"',))
         return results[0]
     return if_true() if cond else if_false()
 
@@ -131,9 +149,30 @@ def if_exp(cond, if_true: Callable, if_false: Callable, expr_repr: str):
 # ------------------------------------------------------------------------ while
 
 
+def _is_eager_tensor(value) -> bool:
+    """An eager tensor or NumPy value (not a Python bool or number)."""
+    import numpy as np
+    return hasattr(value, "_array") or isinstance(value, (np.ndarray, np.generic))
+
+
 def _py_while(first_test, test, body):
     value = first_test
+    # A loop whose condition is an eager tensor (computed from values captured
+    # from outside the function) runs in Python while tracing; if its value
+    # never changes, it would never end. Past a bound it is an error instead.
+    guarded = _tracing_active() and _is_eager_tensor(value)
+    count = 0
     while True:
+        if guarded:
+            count += 1
+            if count > ITERATION_LIMIT:
+                raise _tracer.located(ValueError(
+                    f"iteration limit exceeded: this `while` loop ran {ITERATION_LIMIT} times "
+                    f"while tracing. Its condition is an eager tensor (a value computed from "
+                    f"tensors created outside the function), so the loop runs in Python at "
+                    f"trace time instead of compiling. Make the condition depend on the "
+                    f"function's arguments or on values created inside it (ag.constant inside "
+                    f"the function is traced), or use a Python bool"))
         if _tracer.is_traced(value):
             raise _tracer.located(NotImplementedError(
                 "The condition of while loop started as non-Tensor, then changed to "
@@ -148,35 +187,11 @@ def _py_while(first_test, test, body):
         value = test()
 
 
-def _typed_return_values(init, run):
-    """Replace a not-yet-returned return value in the loop's initial state by a
-    dummy of the type the loop gives it.
-
-    Passed as an Undefined, the tracer would carry it with a check that fails
-    when the loop runs zero times; but a loop that may `return` can run zero
-    times (the flag `do_return` then says the value is unused). So the loop is
-    traced once in a scratch region to learn the value's dtype and shape, and
-    the real loop starts from zeros of that type. `run(init)` traces a loop.
-    """
-    slots = [k for k, v in enumerate(init) if isinstance(v, UndefinedReturnValue)]
-    if not slots:
-        return tuple(init)
-    builder = _tracer.tracing().current_builder()
-    with builder.region((), scratch=True):
-        probe = run(tuple(init))
-    init = list(init)
-    for k in slots:
-        if not isinstance(probe[k], Undefined):
-            init[k] = _dummy_like(probe[k])
-    return tuple(init)
-
-
-def _run_while(cond_fn, body_fn, names, opts):
-    def run(init):
-        return tuple(_tracer.control_flow().while_loop(
-            cond_fn, body_fn, init, names=tuple(names),
-            maximum_iterations=(opts or {}).get("maximum_iterations")))
-    return run
+def _run_while(cond_fn, body_fn, init, names, opts):
+    """Trace a compiled loop from the loop variables' values `init`; returns their final values."""
+    return tuple(_tracer.control_flow().while_loop(
+        cond_fn, body_fn, tuple(init), names=tuple(names),
+        maximum_iterations=(opts or {}).get("maximum_iterations")))
 
 
 def _staged_while(test, body, get_state, set_state, names, opts):
@@ -189,8 +204,7 @@ def _staged_while(test, body, get_state, set_state, names, opts):
         body()
         return tuple(get_state())
 
-    run = _run_while(cond_fn, body_fn, names, opts)
-    set_state(run(_typed_return_values(tuple(get_state()), run)))
+    set_state(_run_while(cond_fn, body_fn, get_state(), names, opts))
 
 
 def while_stmt(test: Callable, body: Callable, get_state: Callable, set_state: Callable,
@@ -198,7 +212,9 @@ def while_stmt(test: Callable, body: Callable, get_state: Callable, set_state: C
     """A `while` loop: Python loop for a Python test, a compiled `while` op for a traced one."""
     first = _tracer.condition_value(test())
     if _tracer.is_traced(first):
-        _staged_while(test, body, get_state, set_state, names, opts)
+        get_state, set_state = hold_containers(names, get_state, set_state)
+        with staged("`while`"):
+            _staged_while(test, body, get_state, set_state, names, opts)
     else:
         _py_while(first, test, body)
 
@@ -296,8 +312,8 @@ def _staged_counter_loop(start, limit, delta, element, extra_test, body, get_sta
         body(i if element is None else element(i))
         return (i + delta,) + tuple(get_state())
 
-    run = _run_while(cond_fn, body_fn, ("<loop index>",) + tuple(names), opts)
-    final = run(_typed_return_values((start,) + tuple(init), run))
+    final = _run_while(cond_fn, body_fn, (start,) + tuple(init), ("<loop index>",) + tuple(names),
+                       opts)
     set_state(final[1:])
 
 
@@ -327,23 +343,30 @@ def for_stmt(iterable, extra_test: Optional[Callable], body: Callable, get_state
     compiled counter loop; anything else is iterated in Python (unrolled).
     """
     names = tuple(names)
+    if isinstance(iterable, RangeMarker) or _tracer.is_traced(iterable):
+        get_state, set_state = hold_containers(names, get_state, set_state)
+        with staged("`for`"):
+            _staged_for(iterable, extra_test, body, get_state, set_state, names, opts)
+        return
+    _py_for(iterable, extra_test, body)
+
+
+def _staged_for(iterable, extra_test, body, get_state, set_state, names, opts) -> None:
+    """A compiled counter loop over a RangeMarker, an `ag.range` tensor or the rows of a tensor."""
     if isinstance(iterable, RangeMarker):
         _staged_counter_loop(iterable.start, iterable.limit, iterable.delta, None,
                              extra_test, body, get_state, set_state, names, opts)
         return
-    if _tracer.is_traced(iterable):
-        api = _tracer.api()
-        bounds = api.range_bounds(iterable)
-        if bounds is not None:
-            start, limit, delta = bounds
-            _staged_counter_loop(start, limit, delta, None, extra_test, body, get_state,
-                                 set_state, names, opts)
-        else:
-            if iterable.shape is not None and len(iterable.shape) == 0:
-                raise _tracer.located(TypeError(
-                    "a `for` loop cannot iterate over a scalar tensor; iterate over a "
-                    "tensor of rank >= 1"))
-            _staged_counter_loop(0, api.dim(iterable, 0), 1, lambda i: iterable[i],
-                                 extra_test, body, get_state, set_state, names, opts)
+    api = _tracer.api()
+    bounds = api.range_bounds(iterable)
+    if bounds is not None:
+        start, limit, delta = bounds
+        _staged_counter_loop(start, limit, delta, None, extra_test, body, get_state,
+                             set_state, names, opts)
         return
-    _py_for(iterable, extra_test, body)
+    if iterable.shape is not None and len(iterable.shape) == 0:
+        raise _tracer.located(TypeError(
+            "a `for` loop cannot iterate over a scalar tensor; iterate over a "
+            "tensor of rank >= 1"))
+    _staged_counter_loop(0, api.dim(iterable, 0), 1, lambda i: iterable[i],
+                         extra_test, body, get_state, set_state, names, opts)

@@ -11,13 +11,83 @@ from __future__ import annotations
 import operator
 
 from . import _tracer
+from .exceptions import staged
 
-__all__ = ["and_", "or_", "not_", "compare_chain"]
+__all__ = ["and_", "or_", "not_", "compare_chain", "in_", "not_in"]
+
+
+def in_(a, b):
+    """`a in b`.
+
+    With a traced tensor on either side it is a traced bool: for a tensor `b`,
+    whether any element equals `a` (`reduce_any(equal(b, a))`, NumPy's `in`);
+    for a list, tuple or range, whether any item equals `a`, as Python
+    compares them. A traced `a` cannot be looked up in a dict or set (its
+    value is unknown while tracing): that is a TypeError, never a silent False.
+    """
+    b = _tracer.condition_value(b)
+    if _tracer.is_traced(b) or (_tracer.is_traced(a) and _is_array(b)):
+        api = _tracer.api()
+        return api.reduce_any(api.equal(b, a))
+    if isinstance(b, (list, tuple)) and (_tracer.is_traced(a) or any(map(_tracer.is_traced, b))):
+        return _any_equal(a, b)
+    if _tracer.is_traced(a):
+        if isinstance(b, range):
+            return _in_range(a, b)
+        if isinstance(b, (dict, set, frozenset)) or hasattr(b, "keys"):
+            raise _tracer.located(TypeError(
+                f"`in` cannot look up a traced tensor in a {type(b).__name__}: its value is "
+                f"only known when the compiled code runs (hashing would compare the tensor "
+                f"object, not its value); compare it with each key instead"))
+    return a in b
+
+
+def not_in(a, b):
+    """`a not in b` (see `in_`)."""
+    return not_(in_(a, b))
+
+
+def _is_array(x) -> bool:
+    import numpy as np
+    return hasattr(x, "_array") or isinstance(x, np.ndarray)
+
+
+def _any_equal(a, items):
+    """Python's list membership (`is`, then `==`) with traced comparisons or-ed."""
+    api = _tracer.api()
+    result = False
+    for item in items:
+        if item is a:
+            return True
+        eq = _tracer.condition_value(a == item)
+        if _tracer.is_traced(eq):
+            if eq.shape != ():
+                raise _tracer.located(ValueError(
+                    f"`in`: comparing a tensor of shape {tuple(eq.shape)} with a list item gives "
+                    f"several truth values; use ag.reduce_any(x == item) for each item"))
+            result = eq if result is False else api.logical_or(result, eq)
+        elif eq:
+            return True
+    return result
+
+
+def _in_range(a, r: range):
+    """`a in range(...)` for a traced number `a`: Python compares it with each int."""
+    api = _tracer.api()
+    if r.step > 0:
+        inside = api.logical_and(a >= r.start, a < r.stop)
+    else:
+        inside = api.logical_and(a <= r.start, a > r.stop)
+    on_step = api.equal((a - r.start) % r.step, 0)
+    if not a.dtype.is_integer:
+        on_step = api.logical_and(on_step, api.equal(api.floordiv(a, 1), a))
+    return api.logical_and(inside, on_step)
+
 
 _COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "in": in_, "not in": not_in,
 }
 
 
@@ -25,8 +95,9 @@ def and_(a_thunk, b_thunk):
     """`a and b`."""
     a = _tracer.condition_value(a_thunk())
     if _tracer.is_traced(a):
-        return _tracer.control_flow().cond(a, lambda: (b_thunk(),), lambda: (a,),
-                                           names=("and",))[0]
+        with staged("`and`"):
+            return _tracer.control_flow().cond(a, lambda: (b_thunk(),), lambda: (a,),
+                                               names=("and",))[0]
     return a and b_thunk()
 
 
@@ -34,8 +105,9 @@ def or_(a_thunk, b_thunk):
     """`a or b`."""
     a = _tracer.condition_value(a_thunk())
     if _tracer.is_traced(a):
-        return _tracer.control_flow().cond(a, lambda: (a,), lambda: (b_thunk(),),
-                                           names=("or",))[0]
+        with staged("`or`"):
+            return _tracer.control_flow().cond(a, lambda: (a,), lambda: (b_thunk(),),
+                                               names=("or",))[0]
     return a or b_thunk()
 
 

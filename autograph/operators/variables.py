@@ -27,7 +27,13 @@ RETURN_VALUE_NAME = "the function return value"
 
 
 class UndefinedReturnValue(Undefined):
-    """The value of `retval_` until a `return` statement runs."""
+    """The value of `retval_` until a `return` statement runs.
+
+    A compiled loop or branch may carry zeros in its place without checking
+    that it was set (`empty_ok`): the flag `do_return` says whether it is read.
+    """
+
+    empty_ok = True
 
     def __init__(self, name: str = RETURN_VALUE_NAME):
         super().__init__(name)

@@ -11,11 +11,11 @@ import time
 from typing import Optional
 
 from autograph.tracer.core.ir import Graph
-from autograph.tracer.core.logs import DETAIL
 
 from . import disk_cache as cache
 from .engine import JitModule, compile_ir, ensure_started, load_object, unique_name
 from .kernel import CompiledKernel
+from .progress import report_compile
 
 log = logging.getLogger("autograph.codegen")
 
@@ -30,7 +30,7 @@ def _lower(graph: Graph, symbol: str, boundscheck: bool):
     LOWERED += 1
     module, errors = lower_graph(graph, symbol, symbol + ".module", boundscheck)
     # The native entry (autograph.codegen.entry.emit) goes into the same module: compiled, cached
-    # on disk and loaded with the kernel; the runtime looks it up by symbol.
+    # on disk and loaded with the kernel; `CompiledKernel.native_entry` looks it up by symbol.
     from ..entry.emit import emit_entry
     emit_entry(module, graph, symbol)
     return str(module), errors
@@ -58,10 +58,8 @@ def compile_graph(graph: Graph, boundscheck: bool = True, name: Optional[str] = 
         timings["cache_key"] = t1 - t0
         cache.store(key, graph, symbol, jm.object_code, errors, timings)
         jm.object_code = None  # the engine has its own copy
-    if log.isEnabledFor(DETAIL):
-        log.debug("compiled %s in %.1f ms (%s)%s", name, (time.perf_counter() - t0 + startup) * 1e3,
-                  ", ".join(f"{k} {v * 1e3:.1f}" for k, v in timings.items()),
-                  "; stored in the disk cache" if key is not None else "")
+    # INFO with the stage timings; a WARNING when slow (autograph.codegen.jit.progress).
+    report_compile(name, graph, timings, time.perf_counter() - t0 + startup)
     return CompiledKernel(graph, jm, errors, name, timings)
 
 
@@ -88,8 +86,5 @@ def _from_cache(graph: Graph, key: str, name: str, boundscheck: bool, t0: float,
     if startup:
         timings["llvm_start"] = startup
     jm = JitModule(None, symbol, address, None, timings, regenerate=regenerate, origin="disk-cache")
-    if log.isEnabledFor(DETAIL):
-        log.debug("loaded %s from the disk cache in %.1f ms (key and read %.1f, load %.1f%s)", name,
-                  (t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
-                  f"; LLVM start-up {startup * 1e3:.1f} before" if startup else "")
+    report_compile(name, graph, timings, t2 - t0 + startup, cached=True)
     return CompiledKernel(graph, jm, entry.errors, name, timings)

@@ -43,18 +43,40 @@ cache.
 
 The format: one file per entry, `<key>.agobj`
 ---------------------------------------------
-    b"AGOBJ\\n"  u32-le: length of the metadata  metadata (UTF-8 JSON)  object file bytes
+    b"AGOBJ\\n"  u32-le: length of the metadata  metadata (UTF-8 JSON)  object file bytes  MAC
 
 The metadata holds the cache format number, the key, the kernel symbol, the
 error-site table (message templates, locations, value kinds), the input and
-output types (the kernel's slot layout), the object's size and SHA-256, and
+output types (the kernel's slot layout), the object's size and
 informational fields (function name, creation time, compile timings). No
 pickle: loading never runs code from the file. Entries are written to a
 temporary file in the cache directory and renamed into place
 (`os.replace`), so a concurrent reader sees the old entry, the new one or
-none, never half of one. An entry that is unreadable, truncated, of another
-format or whose object does not match its SHA-256 is ignored (and logged)
-and replaced by a fresh compile.
+none, never half of one.
+
+Trust: an entry is native code that will run in this process
+--------------------------------------------------------------
+So it is loaded only if all of these hold (`cache_files`, `cache_auth`):
+
+* the cache directory is owned by this user and writable by no one else
+  (else the cache is not used at all, with one warning per process);
+* the entry is a regular file (opened with `O_NOFOLLOW | O_NONBLOCK`: a
+  symlink, a FIFO or a device is refused without being read), owned by this
+  user, not writable by others, of at most `MAX_ENTRY_BYTES`;
+* its last 32 bytes are the HMAC-SHA256, under this user's secret key, of
+  the entry's key and all its other bytes: a planted entry (even with a
+  correct checksum) or one renamed to another key's name fails;
+* and finally format, key, symbol, types and error table agree with the
+  graph being compiled (defence in depth: a signed entry was written by this
+  library, but perhaps by another version of it).
+
+The secret key lives in the user's configuration directory, or beside the
+entries when AUTOGRAPH_CACHE_DIR is set (see `cache_auth`).
+
+Anything that fails is ignored (logged), compiled afresh and overwritten:
+it is never loaded. `clear_cache` removes only files named like the cache's
+own (`<64 hex>.agobj`, `.tmp-*.agobj`), never follows a symlink, and leaves
+everything else in the directory alone.
 
 Symbols: the engine resolves symbols across everything loaded in the
 process, so a symbol must never be loaded twice. Kernel symbols of cached
@@ -64,8 +86,9 @@ counter (same length, so the string table stays valid).
 
 Environment: `AUTOGRAPH_CACHE_DIR` (default `$XDG_CACHE_HOME/autograph`,
 `~/.cache/autograph`; the platform's cache directory on macOS/Windows),
-`AUTOGRAPH_DISABLE_CACHE=1` turns the cache off. `clear_cache()` empties
-the directory (`autograph cache clear`).
+`AUTOGRAPH_DISABLE_CACHE=1` turns the cache off. `clear_cache()` removes its
+entries (`autograph cache clear`). The cache needs POSIX (`O_NOFOLLOW`,
+file owners): elsewhere it is off.
 """
 from __future__ import annotations
 
@@ -80,7 +103,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -88,23 +111,31 @@ from autograph.tracer.core.ir import Graph, Location
 from autograph.tracer.core.printer import format_attr, format_graph
 
 from ..lowering.error_sites import ErrorTable
+from . import cache_auth, cache_files
+from .cache_files import Unsafe
 
 __all__ = ["enabled", "cache_dir", "graph_key", "keyed_symbol", "load", "store", "clear_cache",
-           "ClearResult", "NOT_CACHEABLE", "LIBRARY_VERSION", "CACHE_FORMAT", "STATS"]
+           "ClearResult", "NOT_CACHEABLE", "LIBRARY_VERSION", "CACHE_FORMAT", "STATS", "MAX_ENTRY_BYTES"]
 
 log = logging.getLogger("autograph.cache")
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2   # 2: entries end with a MAC
 # Kept equal to autograph.__version__ (a test checks it); codegen may not import autograph.
 LIBRARY_VERSION = "0.1.0"
 SUFFIX = ".agobj"
 _MAGIC = b"AGOBJ\n"
 _HEADER = struct.Struct("<I")
 
+# An entry is an object file of one kernel (tens of KiB); anything larger is refused unread.
+MAX_ENTRY_BYTES = 64 << 20
+# The names of the cache's own files, the only ones `clear_cache` removes.
+_OWN_FILE = re.compile(r"^(?:[0-9a-f]{64}|\.tmp-[A-Za-z0-9_]+)" + re.escape(SUFFIX) + r"$")
+
 NOT_CACHEABLE: set = set()   # op names whose lowering embeds process-specific state
 
-# Counters for tests and benchmarks: hits, misses, stores, bad (ignored entries), uncacheable.
-STATS: Dict[str, int] = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "uncacheable": 0}
+# Counters for tests and benchmarks: hits, misses, stores, bad (ignored entries), uncacheable,
+# refused (lookups or stores skipped because the directory or the key failed a check).
+STATS: Dict[str, int] = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "uncacheable": 0, "refused": 0}
 
 _INLINE_ELEMENTS = 64   # array attributes up to this size are printed in the key, larger ones hashed
 _SYMBOL_RE = re.compile(r"^ag_[A-Za-z0-9_]+_[0-9a-f]{16}_[0-9a-f]{8}$")
@@ -117,9 +148,14 @@ _statics: Optional[str] = None
 
 
 def enabled() -> bool:
-    """False when AUTOGRAPH_DISABLE_CACHE is set to a true value (1, true, yes, on)."""
-    flag = os.environ.get("AUTOGRAPH_DISABLE_CACHE", "")
-    return flag.strip().lower() not in ("1", "true", "yes", "on")
+    """False when AUTOGRAPH_DISABLE_CACHE is set to a true value (1, true, yes, on),
+    or where the cache's file checks cannot be made (not POSIX). Another value than
+    those or 0, false, no, off is an EnvironmentSettingError naming the choices."""
+    from autograph.tracer.core.env import flag
+    return not flag("AUTOGRAPH_DISABLE_CACHE") and _SUPPORTED
+
+
+_SUPPORTED = cache_files.supported()
 
 
 def cache_dir() -> str:
@@ -222,8 +258,45 @@ def keyed_symbol(name: str, key: str) -> str:
     return f"ag_{safe}_{key[:16]}_{next(_counter):08x}"
 
 
-def _entry_path(key: str) -> str:
-    return os.path.join(cache_dir(), key + SUFFIX)
+# --------------------------------------------------------------------------- the directory
+
+
+_warned: set = set()   # cache directories already warned about: one warning each per process
+
+
+def _open(create: bool) -> Optional[Tuple[str, int, bytes]]:
+    """(path, file descriptor, secret key) of the checked cache directory.
+
+    None when it does not exist (and `create` is False) or when it or the
+    key fails a check (logged once per directory: the cache is then not
+    used). Other OSErrors (cannot create, cannot read) propagate.
+    """
+    path = cache_dir()
+    try:
+        fd = cache_files.open_dir(path, create)
+    except FileNotFoundError:
+        if create:
+            raise
+        return None
+    except Unsafe as exc:
+        _refuse(path, exc)
+        return None
+    try:
+        return path, fd, cache_auth.secret(path, fd)
+    except Unsafe as exc:
+        os.close(fd)
+        _refuse(path, exc)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _refuse(path: str, exc: Exception) -> None:
+    STATS["refused"] += 1
+    if path not in _warned:
+        _warned.add(path)
+        log.warning("the disk cache %s is not used: %s", path, exc)
 
 
 # --------------------------------------------------------------------------- store
@@ -236,7 +309,7 @@ def _loc_json(loc: Optional[Location]):
 
 
 def store(key: str, graph: Graph, symbol: str, obj: bytes, errors: ErrorTable, timings: dict) -> bool:
-    """Write the entry for `key` atomically; False (logged) if it could not be written."""
+    """Write the signed entry for `key` atomically; False (logged) if it was not written."""
     meta = {
         "format": CACHE_FORMAT,
         "key": key,
@@ -247,31 +320,31 @@ def store(key: str, graph: Graph, symbol: str, obj: bytes, errors: ErrorTable, t
         "errors": [{"template": s.template, "loc": _loc_json(s.loc), "kinds": list(s.kinds)}
                    for s in errors.sites[1:]],
         "object_size": len(obj),
-        "object_sha256": hashlib.sha256(obj).hexdigest(),
         "created": time.time(),
         "timings_ms": {k: round(v * 1e3, 3) for k, v in timings.items()},
     }
-    import tempfile  # lazy, like shutil below: a process that only hits never needs them
-
     blob = json.dumps(meta, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    directory = cache_dir()
-    tmp = None
     try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + _HEADER.pack(len(blob)) + blob + obj)
-        os.replace(tmp, os.path.join(directory, key + SUFFIX))
-        tmp = None
+        opened = _open(create=True)
+    except OSError as exc:
+        log.warning("could not write to the disk cache %s: %s", cache_dir(), exc)
+        return False
+    if opened is None:
+        return False
+    directory, fd, secret = opened
+    try:
+        body = _MAGIC + _HEADER.pack(len(blob)) + blob + obj
+        data = body + cache_auth.tag(secret, key, body)
+        if len(data) > MAX_ENTRY_BYTES:  # it would be refused when read back
+            log.info("not caching %s: its entry would have %d bytes (limit %d)", graph.name, len(data),
+                     MAX_ENTRY_BYTES)
+            return False
+        cache_files.write_atomic(fd, key + SUFFIX, data, SUFFIX)
     except OSError as exc:
         log.warning("could not write to the disk cache %s: %s", directory, exc)
         return False
     finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        os.close(fd)
     STATS["stores"] += 1
     return True
 
@@ -293,17 +366,20 @@ class _Bad(Exception):
     """An entry that must be ignored; the message says why."""
 
 
-def _read(path: str, key: str, graph: Graph) -> Entry:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _HEADER.size:
-        raise _Bad("not an autograph cache entry")
-    (n,) = _HEADER.unpack_from(data, len(_MAGIC))
+def _parse(data: bytes, key: str, graph: Graph, secret: bytes) -> Entry:
+    """The entry in `data`, authenticated first (nothing else is looked at before) and checked."""
     start = len(_MAGIC) + _HEADER.size
-    if start + n > len(data):
+    if not data.startswith(_MAGIC) or len(data) < start + cache_auth.TAG_BYTES:
+        raise _Bad("not an autograph cache entry")
+    body, mac = data[:-cache_auth.TAG_BYTES], data[-cache_auth.TAG_BYTES:]
+    if not cache_auth.verify(secret, key, body, mac):
+        raise _Bad("its MAC does not match: it was not written for this key by this user's autograph "
+                   "(planted, renamed, copied from elsewhere or modified)")
+    (n,) = _HEADER.unpack_from(body, len(_MAGIC))
+    if start + n > len(body):
         raise _Bad("truncated metadata")
     try:
-        meta = json.loads(data[start:start + n].decode("utf-8", "surrogatepass"))
+        meta = json.loads(body[start:start + n].decode("utf-8", "surrogatepass"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise _Bad(f"unreadable metadata ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != CACHE_FORMAT:
@@ -311,9 +387,9 @@ def _read(path: str, key: str, graph: Graph) -> Entry:
                    f"expected {CACHE_FORMAT}")
     if meta.get("key") != key:
         raise _Bad("key mismatch")
-    obj = data[start + n:]
-    if len(obj) != meta.get("object_size") or hashlib.sha256(obj).hexdigest() != meta.get("object_sha256"):
-        raise _Bad("object code does not match its checksum")
+    obj = body[start + n:]
+    if len(obj) != meta.get("object_size"):
+        raise _Bad("object code of the wrong size")
     symbol = meta.get("symbol")
     if not isinstance(symbol, str) or not _SYMBOL_RE.match(symbol) or symbol[-25:-9] != key[:16]:
         raise _Bad(f"bad kernel symbol {symbol!r}")
@@ -335,20 +411,33 @@ def _read(path: str, key: str, graph: Graph) -> Entry:
 def load(key: str, graph: Graph, name: str) -> Optional[Entry]:
     """The checked entry for `key`, renamed to a fresh symbol; None on a miss.
 
-    Unreadable or corrupt entries count as misses and are logged (and later
-    overwritten by `store`); this never raises for a bad file.
+    Entries that fail a check (see the module docstring) count as misses and
+    are logged (and later overwritten by `store`); this never raises for a
+    bad file and never reads more than MAX_ENTRY_BYTES.
     """
-    path = _entry_path(key)
     try:
-        entry = _read(path, key, graph)
+        opened = _open(create=False)
+    except OSError as exc:   # e.g. a path component is a file: `store` will say so
+        log.debug("cannot open the disk cache %s: %s", cache_dir(), exc)
+        opened = None
+    if opened is None:
+        STATS["misses"] += 1
+        return None
+    directory, fd, secret = opened
+    fname = key + SUFFIX
+    path = os.path.join(directory, fname)
+    try:
+        entry = _parse(cache_files.read_regular(fd, fname, MAX_ENTRY_BYTES, "file", fname), key, graph, secret)
     except FileNotFoundError:
         STATS["misses"] += 1
         return None
-    except (OSError, _Bad, struct.error) as exc:
+    except (OSError, Unsafe, _Bad, struct.error) as exc:
         STATS["bad"] += 1
         STATS["misses"] += 1
         log.warning("ignoring disk-cache entry %s: %s", path, exc)
         return None
+    finally:
+        os.close(fd)
     old = entry.symbol.encode()
     if entry.obj.count(old) == 0:
         STATS["bad"] += 1
@@ -366,32 +455,25 @@ def load(key: str, graph: Graph, name: str) -> Optional[Entry]:
 
 @dataclass
 class ClearResult:
-    """What `clear_cache` did."""
+    """What `clear_cache` did: entries removed (and their bytes), other files kept, failures."""
 
     path: str
     existed: bool
     removed: int = 0
     bytes: int = 0
+    kept: int = 0
     failed: List[str] = field(default_factory=list)
 
 
-def _tree_size(path: str) -> int:
-    total = 0
-    for root, _dirs, files in os.walk(path):
-        for fname in files:
-            try:
-                total += os.lstat(os.path.join(root, fname)).st_size
-            except OSError:
-                pass
-    return total
-
-
 def clear_cache(path: Optional[str] = None) -> ClearResult:
-    """Remove every entry of the cache directory (default `cache_dir()`).
+    """Remove the cache's own files from the cache directory (default `cache_dir()`).
 
-    The directory itself is kept. Refuses (ValueError) to clear the root,
-    home or current directory, in case AUTOGRAPH_CACHE_DIR points there.
-    Files that cannot be removed are listed in `failed`.
+    Only files named like entries (`<64 hex>.agobj`) or their temporary
+    files (`.tmp-*.agobj`) are removed, symlinks as links (never followed);
+    everything else (the secret key, files and folders that are not the
+    cache's) is kept and counted in `kept`. Refuses (ValueError) to clear
+    the root, home or current directory. Files that cannot be removed are
+    listed in `failed`.
     """
     path = path or cache_dir()
     if not os.path.isdir(path):
@@ -403,21 +485,31 @@ def clear_cache(path: Optional[str] = None) -> ClearResult:
     if real in forbidden or os.path.dirname(real) == real:
         raise ValueError(f"refusing to clear {path}: it is the root, home or current "
                          "directory; point AUTOGRAPH_CACHE_DIR at a cache directory")
-    import shutil
-
     result = ClearResult(path, True)
-    with _lock, os.scandir(path) as entries:
-        for entry in list(entries):
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    size = _tree_size(entry.path)
-                    shutil.rmtree(entry.path)
-                else:
+    # Names are looked up and removed relative to the directory's descriptor: swapping a path
+    # component for a symlink meanwhile cannot send the removals elsewhere.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)) \
+        if _SUPPORTED else None
+    try:
+        with _lock, os.scandir(path if fd is None else fd) as entries:
+            for entry in list(entries):
+                if not _OWN_FILE.match(entry.name) or entry.is_dir(follow_symlinks=False):
+                    result.kept += 1
+                    continue
+                try:
                     size = entry.stat(follow_symlinks=False).st_size
-                    os.unlink(entry.path)
-            except OSError as exc:
-                result.failed.append(f"{entry.path}: {exc}")
-                continue
-            result.removed += 1
-            result.bytes += size
+                    if fd is None:
+                        os.unlink(os.path.join(path, entry.name))
+                    else:
+                        os.unlink(entry.name, dir_fd=fd)
+                except FileNotFoundError:   # removed meanwhile (another `clear`, a store's rename)
+                    continue
+                except OSError as exc:
+                    result.failed.append(f"{os.path.join(path, entry.name)}: {exc}")
+                    continue
+                result.removed += 1
+                result.bytes += size
+    finally:
+        if fd is not None:
+            os.close(fd)
     return result

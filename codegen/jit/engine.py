@@ -15,19 +15,31 @@ it runs under one global lock: LLVM compilation is not thread-safe.
   turned into an object file once (`tm.emit_object`) and loaded with
   `add_object_file`, exactly as a cache hit loads it, so the bytes stored on
   disk are the code that ran; `load_object` is the hit path.
+* `fork()`: the lock is held across it (`os.register_at_fork`), so a fork
+  made while another thread compiles waits for that compilation to end; the
+  child then gets the lock back unlocked and LLVM in a consistent state
+  (resetting a lock taken mid-compilation would leave LLVM's own state, and
+  any mutex inside it, as the vanished thread left them).
 """
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import time
 from typing import Callable, Optional
 
-__all__ = ["LOCK", "compile_ir", "load_object", "JitModule", "unique_name", "host_description", "ensure_started"]
+__all__ = ["LOCK", "compile_ir", "load_object", "function_address", "JitModule", "unique_name",
+           "host_description", "ensure_started"]
 
 LOCK = threading.RLock()
 _state = None
 _counter = itertools.count(1)
+
+if hasattr(os, "register_at_fork"):
+    # The forking thread takes LOCK before fork() and releases it after, in the parent and in
+    # the child (where it is the only thread, and the owner of the copied lock).
+    os.register_at_fork(before=LOCK.acquire, after_in_parent=LOCK.release, after_in_child=LOCK.release)
 
 
 def unique_name(base: str) -> str:
@@ -176,6 +188,13 @@ def load_object(obj: bytes, symbol: str) -> int:
     """
     with LOCK:
         return _add_object(_get_state(), obj, symbol)
+
+
+def function_address(symbol: str) -> int:
+    """The address of `symbol` in any code loaded into the engine, or 0 if missing
+    (the glue functions that share a kernel's module: its native entry and dispatcher)."""
+    with LOCK:
+        return _get_state().engine.get_function_address(symbol)
 
 
 def compile_ir(ir_text: str, module_name: str, symbol: str, emit_object: bool = False) -> JitModule:

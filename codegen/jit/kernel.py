@@ -29,8 +29,9 @@ from autograph.tracer.core.ir import Graph, is_resource
 from autograph.tracer.core.types import format_shape
 
 from ..abi import strings as string_abi
-from ..lowering.error_sites import ERR_SLOTS, ErrorTable
-from ..abi.slots import slot_count  # not .lowering: a cache hit needs no llvmlite.ir
+from ..abi.slots import ERR_SLOTS, slot_count  # not .lowering: a cache hit needs no llvmlite.ir
+from ..lowering.error_sites import ErrorTable
+from .engine import function_address
 
 __all__ = ["CompiledKernel"]
 
@@ -84,6 +85,7 @@ def _views(buf: np.ndarray) -> dict:
     }
 
 
+_UNSET = object()
 _REF = "ref"   # the dtype-name slot of a resource input in a kernel's input plan
 _STR = "string"  # string tensors (any rank): packed into / read from the native layout (string_abi)
 
@@ -116,6 +118,7 @@ class CompiledKernel:
         self._pool: List[_Frame] = []
         self._in_plan = self._plan(self._in_types)
         self._out_plan = self._plan(self._out_types)
+        self._entry = _UNSET   # the native entry, looked up on first use
 
     @staticmethod
     def _plan(types) -> list:
@@ -213,7 +216,7 @@ class CompiledKernel:
             rc = self._cfunc(frame.args_addr, frame.res_addr, frame.err_addr)
             if rc != 0:
                 err = frame.err
-                raise self._errors.error(int(err[0]), [int(v) for v in err[1:ERR_SLOTS]])
+                raise self.fault_error(int(err[0]), [int(v) for v in err[1:ERR_SLOTS]])
             return self._unpack(frame)
         finally:
             self._pool.append(frame)
@@ -235,21 +238,45 @@ class CompiledKernel:
             outs.append(_wrap_output(int(res[slot]), dims, npdt))
         return outs
 
+    def fault_error(self, site: int, values) -> InvalidArgumentError:
+        """The exception for a fault the kernel reported: error site `site` with
+        its run-time values (the `err` frame after the site id)."""
+        return self._errors.error(site, values)
+
+    # ------------------------------------------------------------ native entry
+
+    @property
+    def native_entry(self):
+        """The kernel's native entry (`autograph.codegen.entry.native.NativeEntry`),
+        or None when its code has none or this process cannot use one; found on
+        first use. Builtins made by its `bind` call the kernel without Python."""
+        entry = self._entry
+        if entry is _UNSET:
+            from ..entry.native import NativeEntry
+            entry = self._entry = NativeEntry.of(self)
+        return entry
+
+    def address_of(self, symbol: str) -> int:
+        """The address of `symbol` in this kernel's code (0 if missing): the
+        kernel's module also holds its native entry and dispatcher."""
+        return function_address(symbol)
+
     # ------------------------------------------------------------ inspection
 
     def llvm_ir(self, optimized: bool = False) -> str:
         """The kernel's LLVM IR text, before or after optimisation (without the
-        CPython glue that shares its module: autograph.codegen.entry.emit, autograph.codegen.entry.dispatch)."""
-        from ..entry.emit import strip_glue_ir
+        CPython glue that shares its module: autograph.codegen.entry)."""
+        from ..entry.glue import strip_glue_ir
         return strip_glue_ir(self._jit.optimized_ir() if optimized else self._jit.ir_text, self.symbol)
 
     def asm(self) -> str:
         """The kernel's native assembly text (without the CPython glue)."""
-        from ..entry.emit import strip_glue_asm
+        from ..entry.glue import strip_glue_asm
         return strip_glue_asm(self._jit.asm(), self.symbol)
 
     @property
     def symbol(self) -> str:
+        """The kernel function's symbol (its glue symbols add a suffix to it)."""
         return self._jit.symbol
 
     def __repr__(self) -> str:

@@ -4,19 +4,21 @@ Native code needs each tensor's rank (it decides the number of dims and the
 loop nests), so a graph traced for `TensorSpec(shape=None)` is compiled
 lazily: on a call, the ranks of the unknown-rank inputs pick a specialised
 kernel, made on first use by re-typing the graph for inputs of those ranks
-(every dimension unknown; `autograph.tracer.passes.specialize_rank`: no retrace, so the Python
-function's side effects do not run again and `tracing_count` does not
-change) and compiling it as any graph (disk cache included). Every call
-runs compiled code; nothing falls back to Python.
+(every dimension unknown; the pass `autograph.tracer.passes.specialize_rank`:
+no retrace, so the Python function's side effects do not run again and
+`tracing_count` does not change), running the default pass pipeline over the
+re-typed graph (known ranks let constant folding do more: `rank(x)` becomes
+a constant) and compiling the result as any graph (disk cache included).
+Every call runs compiled code; nothing falls back to Python.
 """
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Dict, List, Tuple
 
 import numpy as np
 
+from autograph.tracer.core import forksafe
 from autograph.tracer.core.ir import Graph, is_resource
 from autograph.tracer.core.logs import DETAIL
 from autograph.tracer.core.types import TensorType, format_shape
@@ -37,7 +39,7 @@ class RankedKernel:
         self._unknown = [i for i, v in enumerate(graph.inputs)
                          if not is_resource(v) and v.type.shape is None]
         self._kernels: Dict[Tuple[int, ...], object] = {}
-        self._lock = threading.Lock()
+        self._lock = forksafe.lock()   # held while compiling: a fork child gets it back unlocked
 
     @property
     def specializations(self) -> Dict[Tuple[int, ...], object]:
@@ -52,18 +54,26 @@ class RankedKernel:
         with self._lock:
             k = self._kernels.get(ranks)
             if k is None:
-                from autograph.tracer.passes.specialize_rank import specialize
-
                 from .. import compile_graph
-                types = [v.type for v in self.graph.inputs]
-                for i, r in zip(self._unknown, ranks):
-                    types[i] = TensorType(types[i].dtype, (None,) * r)
-                g = specialize(self.graph, types)
+                g = self.specialized_graph(ranks)
                 k = compile_graph(g, boundscheck=self._boundscheck, name=self.name)
                 if log.isEnabledFor(DETAIL):
                     log.debug("compiled %s for inputs of unknown rank with ranks %s", self.name, ranks)
                 self._kernels[ranks] = k
         return k
+
+    def specialized_graph(self, ranks: Tuple[int, ...]) -> Graph:
+        """The graph compiled for unknown-rank inputs of these ranks: re-typed, then optimised
+        (a new graph each time; `self.graph` is left as it is)."""
+        from autograph.tracer.passes import DEFAULT_PIPELINE, run_passes, specialize_rank
+
+        if len(ranks) != len(self._unknown):
+            raise ValueError(f"{self.name} has {len(self._unknown)} input(s) of unknown rank, "
+                             f"got {len(ranks)} rank(s)")
+        types = [v.type for v in self.graph.inputs]
+        for i, r in zip(self._unknown, ranks):
+            types[i] = TensorType(types[i].dtype, (None,) * r)
+        return run_passes(self.graph, [specialize_rank.pass_for(types), *DEFAULT_PIPELINE])
 
     def __call__(self, *inputs) -> List[np.ndarray]:
         if len(inputs) != len(self.graph.inputs):

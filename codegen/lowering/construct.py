@@ -12,7 +12,7 @@ from autograph.tracer.core.ir import Op
 
 from . import memory
 from ..llvm.irutil import declare, for_range, intrinsic, to_i64
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import I1, I8, I64, Tensor, const, const_int, i64, reg_type, store_elem
 
 _OVF = ir.LiteralStructType([I64, I1])

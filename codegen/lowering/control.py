@@ -23,7 +23,7 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from . import memory
-from .driver import register
+from .registry import register
 from .plan import region_uses
 from ..llvm.ltypes import I64, PTR, Tensor, const_int, i64, reg_type
 

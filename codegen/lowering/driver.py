@@ -15,54 +15,28 @@ for the outputs: scalars by value; tensors as a `malloc`ed data pointer
 (handed to the caller, who frees it) plus dims. `err` is `[site id, v0, ..., v6]` (i64);
 the kernel returns 0 on success and 1 after filling `err`.
 
-Ops are lowered by functions registered by op name (`register`); each gets
+Ops are lowered by functions registered by op name (`autograph.codegen.lowering.registry`,
+filled by `autograph.codegen.lowering.load_all`); each gets
 the `Lowerer`, the op and its lowered operands, and returns the lowered
 results (LLVM scalars for rank 0, `Tensor`s otherwise, or a fused node for
 elementwise ops the block plan defers).
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set
 
 from llvmlite import ir
 
 from autograph.tracer.core.ir import Block, Graph, Op, Value, is_resource
 
-from . import memory
+from . import load_all, memory
 from ..abi.slots import (slot_count)  # noqa: F401  (part of this module's API; defined without llvmlite)
 from .error_sites import ErrorTable
 from ..llvm.ltypes import I1, I8, I32, I64, PTR, Tensor, check_supported, i64, mem_type
 from .plan import BlockPlan, plan_block
+from .registry import FUSABLE, FUSES_INTO, LOWERINGS
 
-__all__ = ["register", "LOWERINGS", "FUSABLE", "FUSES_INTO", "Lowerer", "lower_graph"]
-
-Lowering = Callable[["Lowerer", Op, list], list]
-LOWERINGS: Dict[str, Lowering] = {}
-FUSABLE: Set[str] = set()      # elementwise ops that may be evaluated inside a consumer
-FUSES_INTO: Set[str] = set()   # ops that can evaluate fused operands per element
-
-
-def register(*names: str, fusable: bool = False, fuses_into: bool = False):
-    """Decorator registering a lowering for op `names`."""
-    def deco(fn: Lowering) -> Lowering:
-        for n in names:
-            if n in LOWERINGS:
-                raise ValueError(f"lowering for {n!r} registered twice")
-            LOWERINGS[n] = fn
-            if fusable:
-                FUSABLE.add(n)
-            if fuses_into:
-                FUSES_INTO.add(n)
-        return fn
-    return deco
-
-
-def _load_all() -> None:
-    # Importing the lowering modules registers their ops.
-    from . import construct, control, elementwise, linalg, reduce, slicing  # noqa: F401
-    from . import printing, random, scans, shaping as shapes2  # noqa: F401
-    from . import variables  # noqa: F401
-    from . import update  # noqa: F401
+__all__ = ["Lowerer", "lower_graph"]
 
 
 class _Frame:
@@ -78,7 +52,7 @@ class Lowerer:
     """State while lowering one graph into one LLVM function."""
 
     def __init__(self, graph: Graph, symbol: str, module_name: str, boundscheck: bool = True):
-        _load_all()
+        load_all()
         self.graph = graph
         self.boundscheck = boundscheck
         self.errors = ErrorTable()

@@ -35,7 +35,7 @@ from autograph.tracer.core.types import DType
 
 from . import memory
 from ..llvm.irutil import add, and_all, eq, for_range, mul, opaque
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import Tensor, const_int, i64, load_elem, store_elem
 from .scalar import SCALAR
 

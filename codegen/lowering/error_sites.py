@@ -17,9 +17,9 @@ import numpy as np
 from autograph.tracer.core.errors import InvalidArgumentError
 from autograph.tracer.core.ir import Location
 
-__all__ = ["ErrorSite", "ErrorTable", "ERR_SLOTS"]
+from ..abi.slots import ERR_SLOTS  # site id + up to seven runtime values (the kernel ABI)
 
-ERR_SLOTS = 8  # site id + up to seven runtime values
+__all__ = ["ErrorSite", "ErrorTable", "ERR_SLOTS"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from autograph.tracer.core.ir import Op
 
 from . import memory
 from ..llvm.irutil import eq, for_range, intrinsic, mul
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import I32, Tensor, const, i64, load_elem, mem_type, store_elem
 
 _MR = 6      # rows per tile (6 x 2 vectors: 12 accumulators + 2 loads + 1 splat = 15 ymm)

@@ -36,7 +36,7 @@ from autograph.tracer.core.ir import Op
 from autograph.tracer.ops.printing import render, write
 
 from ..llvm.irutil import declare
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import F32, F64, I1, I32, I64, I8, PTR, VOID, Tensor, i64
 
 _MODULE = __name__          # what the kernel imports: "autograph.codegen.lowering.printing"

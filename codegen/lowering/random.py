@@ -19,7 +19,7 @@ from autograph.tracer.ops.random import GOLDEN, MIX1, MIX2, int_range_message, m
 
 from . import memory
 from ..llvm.irutil import for_range, intrinsic, to_i64
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import F32, F64, I64, Tensor, const_int, i64, store_elem
 
 

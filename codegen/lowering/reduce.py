@@ -29,7 +29,7 @@ from . import memory
 from .elementwise import (contiguous_strides, evaluate, leaf_strides, leaves_of, load_leaves,
     same_shape, strided_nest)
 from ..llvm.irutil import for_range, intrinsic, mul, product, smin
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import I64, Tensor, const, i64, load_elem, mem_type, reg_type, store_elem
 
 _BLOCK = 2048

@@ -295,7 +295,9 @@ def _sign(lw, op, args):
     t = x.type
     if _in(op).is_floating:
         zero = _fconst(t, 0.0)
-        neg = b.select(b.fcmp_ordered("<", x, zero), _fconst(t, -1.0), x)  # 0, -0 and NaN stay
+        # NaN stays NaN; 0 and -0 give +0, as np.sign (the reference) does.
+        rest = b.select(b.fcmp_ordered("==", x, zero), zero, x)
+        neg = b.select(b.fcmp_ordered("<", x, zero), _fconst(t, -1.0), rest)
         return b.select(b.fcmp_ordered(">", x, zero), _fconst(t, 1.0), neg)
     zero = ir.Constant(t, 0)
     return b.sub(b.zext(b.icmp_signed(">", x, zero), t), b.zext(b.icmp_signed("<", x, zero), t))
@@ -320,6 +322,14 @@ def _exp(lw, op, args):
 def _math_unary(lw, op, args):
     (x,) = args
     return intrinsic(lw.b, _INTRINSIC_UNARY[op.name], [x])
+
+
+@scalar_op("cbrt")
+def _cbrt(lw, op, args):
+    # LLVM has no cbrt intrinsic: call libm's cbrt/cbrtf, as NumPy's np.cbrt does.
+    (x,) = args
+    name = "cbrtf" if isinstance(x.type, ir.FloatType) else "cbrt"
+    return lw.b.call(declare(lw.b.module, name, x.type, [x.type]), [x])
 
 
 @scalar_op("sigmoid")

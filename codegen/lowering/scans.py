@@ -14,7 +14,7 @@ from autograph.tracer.ops.scans import empty_axis_message
 
 from . import memory
 from ..llvm.irutil import add, for_range, mul, product
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import I32, I64, Tensor, const, i64, load_elem, mem_type, store_elem
 
 

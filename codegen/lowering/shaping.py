@@ -21,7 +21,7 @@ from autograph.tracer.ops.shaping import GATHER_MSG
 from . import memory
 from .elementwise import contiguous_strides, strided_nest
 from ..llvm.irutil import add, declare, for_range, mul, product, smin, to_i64
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import I1, I32, I64, Tensor, const, const_int, i64, load_elem, store_elem
 
 _OVF = ir.LiteralStructType([I64, I1])

@@ -20,7 +20,7 @@ from autograph.tracer.core.ir import Op
 from . import memory
 from .elementwise import contiguous_strides, strided_nest
 from ..llvm.irutil import add, mul, to_i64
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import Tensor, const_int, i64, load_elem, store_elem
 
 INDEX_MSG = "index {0} is out of bounds for axis {1} with size {2}"

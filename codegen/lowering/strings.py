@@ -65,7 +65,7 @@ def is_string_op(op: Op) -> bool:
 
 def lowering_for(op: Op) -> Callable:
     """The lowering of `op`, which has string operands or results."""
-    from .driver import LOWERINGS
+    from .registry import LOWERINGS
     fn = _STRING_LOWERINGS.get(op.name)
     if fn is not None:
         return fn
@@ -298,7 +298,7 @@ def _twin_type(t: TensorType) -> TensorType:
 
 def _lower_by_handles(lw, op: Op, args: list) -> list:
     """Lower an index-mapping op on handles (see the module doc)."""
-    from .driver import LOWERINGS
+    from .registry import LOWERINGS
     operands, h_args, temps = [], [], []
     for v, x in zip(op.operands, args):
         if v.type.dtype is string:

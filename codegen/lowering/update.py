@@ -26,7 +26,7 @@ from autograph.tracer.tracing.symbolic import constant_value
 from . import memory
 from .elementwise import leaf_strides, strided_nest
 from ..llvm.irutil import mul, product, smax, to_i64
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import I8, I64, Tensor, const_int, i64, load_elem, mem_type, store_elem
 from .slicing import index_region
 

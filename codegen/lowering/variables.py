@@ -29,7 +29,7 @@ from autograph.tracer.core.types import TensorType
 
 from . import memory
 from .elementwise import Fused, evaluate, for_each_point, leaves_of, load_leaves
-from .driver import register
+from .registry import register
 from ..llvm.ltypes import Tensor, const_int, i64, load_elem, store_elem
 
 __all__ = ["Resource"]

@@ -213,16 +213,17 @@ def test_unknown_stage_exits_2(capsys):
 # --------------------------------------------------------------------------- cache
 
 
-def test_cache_clear_empties_the_directory(tmp_path, monkeypatch, capsys):
+def test_cache_clear_removes_only_the_entries(tmp_path, monkeypatch, capsys):
     cache = tmp_path / "cache"
     (cache / "sub").mkdir(parents=True)
-    (cache / "a.o").write_bytes(b"x" * 100)
-    (cache / "sub" / "b.o").write_bytes(b"y" * 50)
+    (cache / ("a" * 64 + ".agobj")).write_bytes(b"x" * 100)
+    (cache / ".tmp-123.agobj").write_bytes(b"y" * 50)
+    (cache / "sub" / "b.o").write_bytes(b"y" * 50)     # not the cache's: kept
     monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(cache))
     assert cli.main(["cache", "clear"]) == 0
     out = capsys.readouterr().out
-    assert "removed 2 entries" in out and str(cache) in out
-    assert cache.is_dir() and list(cache.iterdir()) == []
+    assert "removed 2 entries (150 B); kept 1 file that is not a cache entry" in out and str(cache) in out
+    assert cache.is_dir() and [p.name for p in cache.iterdir()] == ["sub"] and (cache / "sub" / "b.o").exists()
 
 
 def test_cache_clear_without_directory(tmp_path, monkeypatch, capsys):
@@ -295,6 +296,28 @@ def test_ir_of_input_signature_function_needs_no_sig(capsys, cache_dir):
     assert "graph @" in out and "int32" in out
 
 
+def test_ir_prints_the_graph_after_the_passes_and_raw_as_traced(capsys, cache_dir):
+    from autograph.tracer.core.parser import parse_graph
+    from autograph.tracer.passes import optimize
+
+    argv = ["ir", f"{KERNELS}:collatz_total", "--sig", "int64[]"]
+    assert cli.main(argv) == 0
+    optimised = capsys.readouterr().out
+    assert cli.main(argv + ["--raw"]) == 0
+    raw = capsys.readouterr().out
+    # The traced graph has a dead `range` op and repeats `constant[value=1]`; the passes remove both.
+    assert "= range(" in raw and raw.count("constant[value=1]()") > 1
+    assert "= range(" not in optimised and optimised.count("constant[value=1]()") == 1
+    assert str(optimize(parse_graph(raw))) == optimised
+
+
+def test_raw_is_an_option_of_ir_only(capsys):
+    assert cli.main(["llvm", f"{KERNELS}:collatz_total", "--sig", "int64[]", "--raw"]) == 2
+    assert "unrecognized arguments: --raw" in capsys.readouterr().err
+    assert cli.main(["ir", "--help"]) == 0
+    assert "--raw" in capsys.readouterr().out
+
+
 def test_library_error_exits_1_without_traceback(tmp_path, capsys, cache_dir):
     path = tmp_path / "failing_kernel_for_cli.py"
     path.write_text("def bad(x):\n    raise ValueError('boom at trace time')\n")
@@ -320,6 +343,16 @@ def test_python_dash_m_ir_and_asm(tmp_path):
                 "float32[None], float32[None]", "--time", env_extra=env)
     assert proc.returncode == 0, proc.stderr
     assert "define" in proc.stdout and "timings" in proc.stdout
+
+
+def test_python_dash_m_ir_raw(tmp_path):
+    env = {"AUTOGRAPH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ("ir", "examples/kernels.py:collatz_total", "--sig", "int64[]")
+    optimised, raw = _run(*args, env_extra=env), _run(*args, "--raw", env_extra=env)
+    assert optimised.returncode == raw.returncode == 0, optimised.stderr + raw.stderr
+    assert "= range(" in raw.stdout and "= range(" not in optimised.stdout
+    assert optimised.stdout.startswith("graph @collatz_total(%n: int64[]) -> (int64[]) {")
+    assert raw.stdout.splitlines()[0] == optimised.stdout.splitlines()[0]
 
 
 def test_python_dash_m_usage_error(tmp_path):

@@ -23,8 +23,8 @@ def test_int64_range(int_range, a, b, c):
     run_both(g, k, [np.asarray(v, np.int64) for v in (a, b, c)])
 
 
-def test_int32_range_and_extremes():
-    g, k = compile_fn(lambda a, b, c: api.range(a, b, c), T("int32"), T("int32"), T("int32"))
+def test_int32_range_and_extremes(compile, run_both):
+    g, k = compile(lambda a, b, c: api.range(a, b, c), T("int32"), T("int32"), T("int32"))
     mn, mx = np.iinfo(np.int32).min, np.iinfo(np.int32).max
     for a, b, c in [(0, 10, 3), (10, 0, -3), (mx - 5, mx, 2), (mn + 5, mn, -2), (mn, mn + 10, mx),
                     (5, 5, 1), (0, 100, mn)]:

@@ -10,16 +10,21 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import autograph as ag
-from support import (FLOATS, INTS, NUMERIC, assert_same, binary_case, index_case, reduction_case,
-                     unary_case, where_case)
+from support import (FLOATS, INTS, NUMERIC, assert_same, binary_case, declared_ops, index_case,
+                     reduction_case, unary_case, where_case)
+from autograph.tracer import api
+from autograph.tracer.core import registry
+from autograph.tracer.core.types import as_dtype
+from autograph.tracer.ops.reduce import REDUCTION_OPS
 
 SETTINGS = settings(max_examples=12, deadline=None)
 
-UNARY_ANY = ["negative", "abs", "sign", "square"]
-UNARY_FLOAT = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid"]
-BINARY = ["add", "subtract", "multiply", "divide", "floordiv", "mod", "pow", "maximum", "minimum",
-          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
-REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"]
+# Every declared elementwise op and reduction, with every dtype its kind accepts
+# (`api` holds every op's function, also those only in ag.math or not public).
+UNARY = [(o, d) for d in NUMERIC for o in declared_ops("unary", d)]
+BINARY = [(o, d) for d in NUMERIC for o in declared_ops("binary", d)]
+REDUCTIONS = [(o, d) for o in REDUCTION_OPS for d in NUMERIC + ("bool",)
+              if registry.accepts(registry.get(o), as_dtype(d))]
 
 _dynamic_cache = {}
 
@@ -48,32 +53,66 @@ def _check(fn, arrays, key, dynamic):
 
 
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
-@pytest.mark.parametrize("op,dtype", [(o, d) for o in UNARY_ANY for d in NUMERIC]
-                         + [(o, d) for o in UNARY_FLOAT for d in FLOATS])
+@pytest.mark.parametrize("op,dtype", UNARY)
 @SETTINGS
 @given(data=st.data())
 def test_unary(op, dtype, dynamic, data):
     x = data.draw(unary_case(op, dtype))
-    fn = getattr(ag, op)
+    fn = getattr(api, op)
     _check(lambda a: fn(a), [x], (op, dtype, x.ndim), dynamic)
 
 
+SPECIAL = [-np.inf, -1e30, -27.0, -8.0, -1.0, -0.5, -1e-30, -0.0, 0.0, 1e-30, 0.5, 1.0, 8.0, 27.0,
+           1e30, np.inf, np.nan]
+
+
+@pytest.mark.parametrize("op,dtype", [(o, d) for d in FLOATS for o in declared_ops("unary", d)])
+def test_unary_special_values(op, dtype):
+    """inf, nan, signed zeros, tiny and huge values, compiled as eagerly: the
+    same value (within the ulps of another libm) and the same sign."""
+    x = np.array(SPECIAL, dtype)
+    if op in ("sin", "cos", "tan"):
+        x = x[np.abs(x) < 1e3]   # argument reduction of huge values differs between libms
+    fn = getattr(api, op)
+    expected = fn(x).numpy()
+    got = ag.function(lambda a: fn(a), autograph=False)(x).numpy()
+    assert_same(got, expected)
+    numbers = ~np.isnan(expected)
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cbrt_against_numpy(dtype):
+    tiny, huge = np.finfo(dtype).tiny, np.finfo(dtype).max
+    x = np.array(SPECIAL + [2.0, -3.0, tiny, -tiny / 4, huge, -huge], dtype)
+    for spec in (ag.TensorSpec(x.shape, dtype), ag.TensorSpec([None], dtype)):
+        got = ag.function(lambda a: ag.math.cbrt(a)).get_concrete_function(spec)(x).numpy()
+        assert_same(got, np.cbrt(x))
+        assert np.array_equal(np.signbit(got), np.signbit(np.cbrt(x)))   # -0.0 stays -0.0
+        assert np.isnan(got[np.isnan(x)]).all()
+    # np.cbrt on a traced tensor is the same op
+    assert_same(ag.function(lambda a: np.cbrt(a) * 1)(x), np.cbrt(x))
+    with pytest.raises(TypeError, match=r"cbrt: expected a float tensor, got int32; use "
+                                        r"ag\.cast\(x, ag\.float32\)"):
+        ag.function(lambda a: ag.math.cbrt(a))(np.array([8], np.int32))
+
+
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
-@pytest.mark.parametrize("op,dtype", [(o, d) for o in BINARY for d in NUMERIC])
+@pytest.mark.parametrize("op,dtype", BINARY)
 @SETTINGS
 @given(data=st.data())
 def test_binary(op, dtype, dynamic, data):
     x, y = data.draw(binary_case(op, dtype))
-    fn = getattr(ag, op)
+    fn = getattr(api, op)
     _check(lambda a, b: fn(a, b), [x, y], (op, dtype, x.ndim, y.ndim), dynamic)
 
 
-@pytest.mark.parametrize("op", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("op", declared_ops("binary", "bool"))
 @SETTINGS
 @given(data=st.data())
 def test_logical(op, data):
     x, y = data.draw(binary_case(op, "bool"))
-    fn = getattr(ag, op)
+    fn = getattr(api, op)
     _check(lambda a, b: fn(a, b), [x, y], (op, x.ndim, y.ndim), True)
     _check(lambda a: ag.logical_not(a), [x], ("logical_not", x.ndim), False)
 
@@ -87,13 +126,14 @@ def test_where(dtype, data):
            data.draw(st.booleans()))
 
 
-@pytest.mark.parametrize("op,dtype", [(o, d) for o in REDUCTIONS for d in NUMERIC])
+@pytest.mark.parametrize("op,dtype", REDUCTIONS)
 @SETTINGS
 @given(data=st.data())
 def test_reductions(op, dtype, data):
-    elems = st.integers(-50, 50) if dtype in INTS else st.floats(-10, 10, width=32)
+    elems = (st.booleans() if dtype == "bool" else st.integers(-50, 50) if dtype in INTS
+             else st.floats(-10, 10, width=32))
     x, axis, keepdims = data.draw(reduction_case(dtype, elems))
-    fn = getattr(ag, op)
+    fn = getattr(api, op)
     dynamic = data.draw(st.booleans())
     _check(lambda a: fn(a, axis=axis, keepdims=keepdims), [x], (op, dtype, x.ndim, axis, keepdims), dynamic)
 

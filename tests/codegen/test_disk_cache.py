@@ -132,7 +132,7 @@ def test_disable_cache_is_honoured(tmp_path):
     _write_module(tmp_path)
     store = tmp_path / "cache"
     out, _ = _child(tmp_path, store, AUTOGRAPH_DISABLE_CACHE="1")
-    assert out["stats"] == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "uncacheable": 0}
+    assert out["stats"] == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "uncacheable": 0, "refused": 0}
     assert not store.exists() or not os.listdir(store)
     assert out["lowered_before_inspection"] == 3
 
@@ -238,44 +238,65 @@ def _one_entry(tmp_path, monkeypatch):
 
     g = build(lambda x: api.add(api.multiply(x, 4.0), 1.0), T("float32", (None,)))
     compile_graph(g)
-    (path,) = [tmp_path / "c" / p for p in os.listdir(tmp_path / "c")]
+    (path,) = [tmp_path / "c" / p for p in os.listdir(tmp_path / "c") if p.endswith(cache.SUFFIX)]
     return g, path
 
 
-def _mangle_json(data: bytes, fn) -> bytes:
+def _resign(path, data: bytes) -> bytes:
+    """`data` (an entry without its MAC) signed with the cache's own key, as the library would."""
+    from autograph.codegen.jit import cache_auth
+
+    secret = (path.parent / cache_auth.KEY_NAME).read_bytes()
+    return data + cache_auth.tag(secret, path.name[:-len(cache.SUFFIX)], data)
+
+
+def _mangle_json(path, data: bytes, fn) -> bytes:
+    """The entry with its metadata changed by `fn`, and signed again: only the checks after
+    the MAC can catch it."""
     n = int.from_bytes(data[6:10], "little")
     meta = json.loads(data[10:10 + n])
     fn(meta)
     blob = json.dumps(meta).encode()
-    return data[:6] + len(blob).to_bytes(4, "little") + blob + data[10 + n:]
+    return _resign(path, data[:6] + len(blob).to_bytes(4, "little") + blob + data[10 + n:-32])
 
 
+# name: (how the entry is changed, what the warning says)
 CORRUPTIONS = {
-    "garbage": lambda d: b"not a cache entry at all",
-    "empty": lambda d: b"",
-    "truncated": lambda d: d[: len(d) - 100],
-    "flipped object byte": lambda d: d[:-50] + bytes([d[-50] ^ 0xFF]) + d[-49:],
-    "bad json": lambda d: d[:12] + b"\xff{{" + d[15:],
-    "other format": lambda d: _mangle_json(d, lambda m: m.update(format=999)),
-    "symbol of another key": lambda d: _mangle_json(
-        d, lambda m: m.update(symbol=m["symbol"][:-25] + "0" * 16 + m["symbol"][-9:])),
-    "symbol not in object": lambda d: _mangle_json(d, lambda m: m.update(symbol=m["symbol"][:-8] + "f" * 8)),
-    "wrong types": lambda d: _mangle_json(d, lambda m: m.update(inputs=["float64[None]"])),
-    "bad error table": lambda d: _mangle_json(d, lambda m: m.update(errors=[{"template": 1}])),
+    "garbage": (lambda p, d: b"not a cache entry at all", "not an autograph cache entry"),
+    "empty": (lambda p, d: b"", "not an autograph cache entry"),
+    "truncated": (lambda p, d: d[: len(d) - 100], "MAC does not match"),
+    "flipped object byte": (lambda p, d: d[:-50] + bytes([d[-50] ^ 0xFF]) + d[-49:], "MAC does not match"),
+    "flipped MAC byte": (lambda p, d: d[:-1] + bytes([d[-1] ^ 1]), "MAC does not match"),
+    "bad json": (lambda p, d: d[:12] + b"\xff{{" + d[15:], "MAC does not match"),
+    "signed bad json": (lambda p, d: _resign(p, d[:12] + b"\xff{{" + d[15:-32]), "unreadable metadata"),
+    "signed truncated": (lambda p, d: _resign(p, d[:10]), "truncated metadata"),
+    "other format": (lambda p, d: _mangle_json(p, d, lambda m: m.update(format=999)), "cache format 999"),
+    "other key": (lambda p, d: _mangle_json(p, d, lambda m: m.update(key="0" * 64)), "key mismatch"),
+    "object size": (lambda p, d: _mangle_json(p, d, lambda m: m.update(object_size=1)), "wrong size"),
+    "symbol of another key": (lambda p, d: _mangle_json(
+        p, d, lambda m: m.update(symbol=m["symbol"][:-25] + "0" * 16 + m["symbol"][-9:])), "bad kernel symbol"),
+    "symbol not in object": (lambda p, d: _mangle_json(
+        p, d, lambda m: m.update(symbol=m["symbol"][:-8] + "f" * 8)), "not in the object"),
+    "wrong types": (lambda p, d: _mangle_json(p, d, lambda m: m.update(inputs=["float64[None]"])),
+                    "input/output types differ"),
+    "bad error table": (lambda p, d: _mangle_json(p, d, lambda m: m.update(errors=[{"template": 1}])),
+                        "bad error-site table"),
 }
 
 
 @pytest.mark.parametrize("kind", list(CORRUPTIONS))
 def test_corrupt_entry_is_ignored_logged_and_replaced(kind, tmp_path, monkeypatch, caplog):
     g, path = _one_entry(tmp_path, monkeypatch)
-    path.write_bytes(CORRUPTIONS[kind](path.read_bytes()))
+    change, reason = CORRUPTIONS[kind]
+    path.write_bytes(change(path, path.read_bytes()))
     before = dict(cache.STATS)
     lowered = cg_compile.LOWERED
     with caplog.at_level(logging.WARNING, logger="autograph"):
         k = compile_graph(g)
     assert cache.STATS["bad"] == before["bad"] + 1
     assert cg_compile.LOWERED == lowered + 1 and k._jit.origin == "compiled"
-    assert any("ignoring disk-cache entry" in r.getMessage() for r in caplog.records)
+    assert any("ignoring disk-cache entry" in r.getMessage() and reason in r.getMessage()
+               for r in caplog.records), [r.getMessage() for r in caplog.records]
     assert np.array_equal(k(np.arange(3, dtype=np.float32))[0], np.arange(3) * 4.0 + 1.0)
     # The entry was rewritten: the next compile hits.
     assert compile_graph(g)._jit.origin == "disk-cache"
@@ -306,14 +327,17 @@ def test_clear_via_the_cli(tmp_path):
     _write_module(tmp_path)
     store = tmp_path / "cache"
     _child(tmp_path, store)
-    n = len(os.listdir(store))
+    n = len([p for p in os.listdir(store) if p.endswith(cache.SUFFIX)])
     assert n == 3
+    (store / "notes.txt").write_text("not the cache's")
     env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(store))
     proc = subprocess.run([sys.executable, "-m", "autograph", "cache", "clear"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert f"removed {n} entries" in proc.stdout and str(store) in proc.stdout
-    assert store.is_dir() and os.listdir(store) == []
+    assert "kept 2 files that are not cache entries" in proc.stdout
+    # The key (AUTOGRAPH_CACHE_DIR holds it) and the foreign file are kept.
+    assert store.is_dir() and sorted(os.listdir(store)) == ["cache.key", "notes.txt"]
     # After clearing, a fresh process misses again and refills it.
     out, _ = _child(tmp_path, store)
     assert out["stats"]["hits"] == 0 and out["stats"]["stores"] == 3
@@ -322,10 +346,13 @@ def test_clear_via_the_cli(tmp_path):
 def test_clear_cache_function(tmp_path):
     d = tmp_path / "c"
     (d / "sub").mkdir(parents=True)
-    (d / "x.agobj").write_bytes(b"1234")
+    (d / ("ab" * 32 + ".agobj")).write_bytes(b"1234")
+    (d / ".tmp-x1_y.agobj").write_bytes(b"12")
+    (d / "x.agobj").write_bytes(b"1234")          # not an entry's name: kept
     (d / "sub" / "y").write_bytes(b"12")
     r = cache.clear_cache(str(d))
-    assert r.existed and r.removed == 2 and r.bytes == 6 and not r.failed
+    assert r.existed and r.removed == 2 and r.bytes == 6 and r.kept == 2 and not r.failed
+    assert sorted(os.listdir(d)) == ["sub", "x.agobj"] and (d / "sub" / "y").exists()
     assert not cache.clear_cache(str(tmp_path / "nope")).existed
     with pytest.raises(ValueError, match="refusing"):
         cache.clear_cache(os.path.expanduser("~"))

@@ -150,11 +150,13 @@ def test_wheel_installs_one_name_and_ignores_users_modules(tmp_path):
     assert build.returncode == 0, build.stderr
     (wheel,) = dist.glob("autograph_llvm-*.whl")
     with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
         tops = {n.split("/")[0] for n in z.namelist() if ".dist-info/" not in n}
         top_level = [n for n in z.namelist() if n.endswith(".dist-info/top_level.txt")]
         if top_level:
             assert z.read(top_level[0]).decode().split() == ["autograph"]
     assert tops == {"autograph"}, tops
+    assert "autograph/py.typed" in names        # PEP 561: the package is typed
 
     # A fresh environment; numpy, llvmlite and gast come from this one's site-packages
     # (a path line, which does not run this environment's editable-install hook).

@@ -1,10 +1,13 @@
 """Inputs of unknown rank (`TensorSpec(shape=None)`): traced once, compiled per rank.
 
 `autograph.codegen.jit.ranked.RankedKernel` compiles one kernel per tuple of input ranks
-seen at call time from a re-typed copy of the trace (`autograph.tracer.passes.specialize_rank`);
+seen at call time from a re-typed copy of the trace (the pass
+`autograph.tracer.passes.specialize_rank`, then the default pipeline);
 nothing is traced again and every call runs native code.
 """
 from __future__ import annotations
+
+import io
 
 import numpy as np
 import pytest
@@ -16,7 +19,8 @@ from codegen_support import T, build
 from autograph.tracer import api
 from autograph.tracer.tracing.control_flow import cond, while_loop
 from autograph.tracer.core.interpreter import run_graph
-from autograph.tracer.passes.specialize_rank import has_unknown_rank, specialize
+from autograph.tracer.passes import DEFAULT_PIPELINE, run_passes, specialize_rank
+from autograph.tracer.passes.specialize_rank import has_unknown_rank
 
 ANY_F32 = ag.TensorSpec(shape=None, dtype=ag.float32)
 
@@ -169,6 +173,11 @@ def test_reduce_retracing_across_ranks_compiles():
 # ------------------------------------------------------------------ specialize
 
 
+def specialize(graph, types):
+    """The pass through the manager, verified after it runs."""
+    return run_passes(graph, [specialize_rank.pass_for(types)], verify=True)
+
+
 def test_specialize_retypes_regions():
     def fn(p, x):
         def body(i, v):
@@ -212,3 +221,40 @@ def test_ranked_kernel_runs_graphs_directly():
         assert int(out[1]) == len(shape)
     with pytest.raises(TypeError, match="takes 1 inputs"):
         k()
+
+
+def test_specialised_graphs_go_through_the_pipeline():
+    # With the rank known, rank(x) and the cast of it fold to a constant; the size, which
+    # depends on the dimensions, stays an op. The ranked kernel's graph is untouched.
+    g = build(lambda x: [api.add(api.add(x, 1.0), api.cast(api.rank(x), "float64")), api.size(x)],
+              T("float64", None))
+    k = RankedKernel(g)
+    before = str(g)
+    s = k.specialized_graph((2,))
+    assert str(g) == before and "rank(" in before
+    names = [op.name for op in s.walk()]
+    assert "rank" not in names and "cast" not in names and "size" in names
+    assert [str(v.type) for v in s.inputs] == ["float64[None,None]"]
+    assert "constant[value=2.0]()" in str(s)     # float(rank(x)), x of rank 2
+    x = np.ones((2, 3))
+    out = k(x)
+    np.testing.assert_array_equal(out[0], x + 1.0 + 2.0)
+    assert int(out[1]) == 6
+    with pytest.raises(ValueError, match="has 1 input"):
+        k.specialized_graph((1, 2))
+
+
+def test_specialize_rank_is_a_parametrised_pass():
+    g = build(lambda x: [api.rank(x)], T("float32", None))
+    out = io.StringIO()
+    s = run_passes(g, [specialize_rank.pass_for([T("float32", (None,))]), *DEFAULT_PIPELINE],
+                   verify=True, print_after="specialize_rank", file=out)
+    assert out.getvalue().startswith("// IR after specialize_rank\ngraph @f(%x0: float32[None]) -> (int32[])")
+    assert "rank(%x0)" in out.getvalue()
+    assert str(s) == ("graph @f(%x0: float32[None]) -> (int32[]) {\n"
+                      "  %0: int32[] = constant[value=1]()\n  return %0\n}\n")
+    with pytest.raises(ValueError, match="specialize_rank: input type float64"):
+        run_passes(g, [specialize_rank.pass_for([T("float64", (None,))])])
+    with pytest.raises(ValueError, match="specialize_rank: 2 input types for 1 inputs"):
+        run_passes(g, [specialize_rank.pass_for([T("float32", ()), T("float32", ())])])
+

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support import declared_ops
 from autograph.tracer import api
+from autograph.tracer.core import registry
 from autograph.tracer.core.compare import graphs_equal
 from autograph.tracer.core.convert import to_numpy
 from autograph.tracer.core.errors import InvalidArgumentError
@@ -22,15 +24,12 @@ from autograph.tracer.passes import run_passes
 from autograph.tracer.tracing.symbolic import GraphBuilder
 from autograph.tracer.core.types import TensorType, as_dtype
 from autograph.tracer.core.verifier import verify
+from autograph.tracer.ops.reduce import REDUCTION_OPS
 
-UNARY = {"float": ["negative", "abs", "square", "sqrt", "exp", "log", "sin", "tanh", "sigmoid",
-                   "sign"],
-         "int": ["negative", "abs", "square", "sign"]}
-BINARY = {"float": ["add", "subtract", "multiply", "divide", "maximum", "minimum", "floordiv",
-                    "mod", "pow", "less", "equal", "greater_equal"],
-          "int": ["add", "subtract", "multiply", "maximum", "minimum", "floordiv", "mod", "less",
-                  "equal", "not_equal"]}
-REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min"]
+# Every declared elementwise op and numeric reduction that takes the kind.
+UNARY = {"float": declared_ops("unary", "float32"), "int": declared_ops("unary", "int32")}
+BINARY = {"float": declared_ops("binary", "float32"), "int": declared_ops("binary", "int32")}
+REDUCTIONS = [o for o in REDUCTION_OPS if registry.get(o).kind == "numeric"]
 KINDS = {"float32": "float", "float64": "float", "int32": "int", "int64": "int"}
 
 

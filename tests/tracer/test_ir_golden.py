@@ -1,9 +1,13 @@
 """Golden files: the printed IR of small traced functions is pinned.
 
-Each function is traced, its `str(graph)` compared with `tests/golden/<name>.txt`,
-and the golden text parsed back: the parsed graph must equal the traced one
-structurally and print identically. Run with `AUTOGRAPH_UPDATE_GOLDEN=1` to
-rewrite the files after an intended change of the IR, then review the diff.
+Each function goes through `ag.function`: its optimised graph (`cf.graph`,
+after constant folding, CSE and DCE) is compared with
+`tests/tracer/golden/<name>.txt`, and the golden text parsed back: the parsed
+graph must equal the optimised one structurally, print identically, verify,
+and compute what the function computes. The graph as traced
+(`cf.raw_graph`) must be what a bare GraphBuilder traces. Run with
+`AUTOGRAPH_UPDATE_GOLDEN=1` to rewrite the files after an intended change
+of the IR, then review the diff.
 """
 import inspect
 import os
@@ -12,13 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import autograph as ag
 from autograph.tracer import api
 from autograph.tracer.core.compare import graph_difference
 from autograph.tracer.tracing.control_flow import cond, while_loop
 from autograph.tracer.core.interpreter import run_graph
 from autograph.tracer.core.parser import parse_graph
 from autograph.tracer.tracing.symbolic import GraphBuilder
-from autograph.tracer.core.types import TensorType, float32, int32
+from autograph.tracer.core.types import TensorType, float32, int32, int64
 from autograph.tracer.core.verifier import verify
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -40,13 +45,38 @@ def count_and_sum(n, x):
     return i, total
 
 
+def collatz_total(n):
+    """examples/kernels.py K3: a loop over ag.range with a while inside (converted)."""
+    return _kernels().collatz_total.python_function(n)
+
+
+def _kernels():
+    import sys
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from examples import kernels
+    return kernels
+
+
+def _collatz_reference(n):
+    total = 0
+    for start in range(1, int(n) + 1):
+        v = start
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            total += 1
+    return np.int64(total)
+
+
 CASES = [
-    # function, input types, sample inputs (for the interpreter check)
+    # function, input types, sample inputs, the reference (None: eager execution), autograph
     (reduce_mean_seed, [TensorType(float32, (1, 2))] * 2,
-     [np.array([[2.0, 3.0]], np.float32), np.array([[3.0, -2.0]], np.float32)]),
-    (next_collatz, [TensorType(int32, (None,))], [np.array([1, 2, 3, 6, 27], np.int32)]),
+     [np.array([[2.0, 3.0]], np.float32), np.array([[3.0, -2.0]], np.float32)], None, False),
+    (next_collatz, [TensorType(int32, (None,))], [np.array([1, 2, 3, 6, 27], np.int32)], None, False),
     (count_and_sum, [TensorType(int32, ()), TensorType(float32, (None,))],
-     [np.int32(3), np.array([1.0, -2.5], np.float32)]),
+     [np.int32(3), np.array([1.0, -2.5], np.float32)], None, False),
+    (collatz_total, [TensorType(int64, ())], [np.int64(6)], _collatz_reference, True),
 ]
 
 
@@ -59,20 +89,20 @@ def _trace_with_builder(fn, types):
         return b.finish([b.value_of(o) for o in outs])
 
 
-def trace(fn, types):
-    """The graph of `fn` for inputs of `types`.
-
-    To pin what `ag.function` produces instead, replace the line below with
-    `return ag.function(fn).get_concrete_function(
-         *[ag.TensorSpec(t.shape, t.dtype) for t in types]).graph`.
-    """
-    return _trace_with_builder(fn, types)
+def concrete(fn, types, autograph):
+    """The ConcreteFunction of `fn` for inputs of `types`."""
+    f = ag.function(fn, autograph=autograph)
+    return f.get_concrete_function(*[ag.TensorSpec(t.shape, t.dtype) for t in types])
 
 
-@pytest.mark.parametrize("fn, types, inputs", CASES, ids=[c[0].__name__ for c in CASES])
-def test_golden(fn, types, inputs):
-    graph = trace(fn, types)
-    verify(graph, strict=True)
+@pytest.mark.parametrize("fn, types, inputs, reference, autograph", CASES, ids=[c[0].__name__ for c in CASES])
+def test_golden(fn, types, inputs, reference, autograph):
+    cf = concrete(fn, types, autograph)
+    verify(cf.raw_graph, strict=True)
+    if not autograph:   # the graph as traced is what tracing alone gives
+        assert graph_difference(cf.raw_graph, _trace_with_builder(fn, types)) is None
+    graph = cf.graph
+    verify(graph)
     text = str(graph)
     path = GOLDEN / f"{fn.__name__}.txt"
     if UPDATE:
@@ -84,9 +114,20 @@ def test_golden(fn, types, inputs):
     parsed = parse_graph(expected)
     assert graph_difference(parsed, graph) is None
     assert str(parsed) == expected
-    verify(parsed, strict=True)
-    # The interpreter agrees with eager execution of the same function.
-    eager = fn(*inputs)
-    eager = eager if isinstance(eager, tuple) else (eager,)
-    for got, want in zip(run_graph(parsed, inputs), eager):
-        np.testing.assert_array_equal(got, np.asarray(getattr(want, "_array", want)))
+    verify(parsed)
+    # The interpreter agrees with eager execution of the same function (or its reference).
+    want = reference(*inputs) if reference is not None else fn(*inputs)
+    want = want if isinstance(want, tuple) else (want,)
+    for got, w in zip(run_graph(parsed, inputs), want):
+        np.testing.assert_array_equal(got, np.asarray(getattr(w, "_array", w)))
+
+
+@pytest.mark.parametrize("fn, types, inputs, reference, autograph", CASES, ids=[c[0].__name__ for c in CASES])
+def test_the_passes_only_shrink_the_graph(fn, types, inputs, reference, autograph):
+    """What the golden files are for: no dead op and no repeated constant is left."""
+    cf = concrete(fn, types, autograph)
+    ops = list(cf.graph.walk())
+    assert len(ops) <= sum(1 for _ in cf.raw_graph.walk())
+    constants = [(str(op.result_types[0]), op.attrs["value"].tobytes()) for op in ops if op.name == "constant"]
+    assert len(constants) == len(set(constants))
+    assert "range" not in {op.name for op in ops}

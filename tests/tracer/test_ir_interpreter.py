@@ -151,3 +151,15 @@ def test_handlers_can_be_extended():
 
     Tracing(CHECKED).run([np.arange(3, dtype=np.int32), 1])
     assert calls == ["not_equal", "floordiv"]
+
+
+def test_traced_graph_runs_as_numpy_does(trace):
+    """The `trace` fixture's graph, interpreted, equals NumPy on the same inputs."""
+    from codegen_support import T
+    from autograph.tracer import api
+
+    g = trace(lambda x, y: api.reduce_mean(api.add(api.multiply(api.multiply(x, x), 3.0), y)),
+              T("float64", (None,)), T("float64", (None,)))
+    x, y = np.array([2.0, 3.0, -1.5]), np.array([0.5, -4.0, 2.0])
+    (out,) = run_graph(g, [x, y])
+    np.testing.assert_allclose(out, np.mean(x ** 2 * 3 + y), rtol=1e-15)

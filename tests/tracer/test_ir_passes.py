@@ -1,4 +1,7 @@
-"""Passes, FileCheck style: IR text in, pass (verified), IR text out."""
+"""Passes, FileCheck style: IR text in, pass (verified), IR text out; and the pass manager.
+
+CSE has its own file (test_pass_cse.py); rank specialisation is tested with
+the ranked kernels (tests/runtime/test_unknown_rank.py)."""
 import io
 import textwrap
 
@@ -10,8 +13,8 @@ from autograph.tracer.core import types as T
 from autograph.tracer.core.interpreter import run_graph
 from autograph.tracer.core.ir import Graph, Op
 from autograph.tracer.core.parser import parse_graph
-from autograph.tracer.passes import constant_folding, run_passes
-from autograph.tracer.passes.manager import PASSES
+from autograph.tracer.passes import DEFAULT_PIPELINE, Pass, constant_folding, optimize, run_passes
+from autograph.tracer.passes.manager import PASSES, VERIFY_ENV
 from autograph.tracer.core.verifier import VerificationError
 
 
@@ -188,6 +191,41 @@ def test_dce_keeps_only_the_counter_of_a_loop_whose_doubling_is_used():
         """)
 
 
+def test_dce_follows_chains_of_loop_variables():
+    # %r0 is returned; its next value needs %b1, which needs %b2: all three live. %b3 is dead,
+    # though its own next value reads the live %b0.
+    _same(["dce"], """\
+        graph @f(%x: int32[], %p: bool[]) -> (int32[]) {
+          %0: int32[], %1: int32[], %2: int32[], %3: int32[] = while(%x, %x, %x, %x) {
+            cond(%4: int32[], %5: int32[], %6: int32[], %7: int32[]) {
+              yield %p
+            }
+            body(%8: int32[], %9: int32[], %10: int32[], %11: int32[]) {
+              %12: int32[] = add(%9, %x)
+              %13: int32[] = add(%10, %x)
+              %14: int32[] = add(%11, %8)
+              yield %12, %13, %10, %14
+            }
+          }
+          return %0
+        }
+        """, """\
+        graph @f(%x: int32[], %p: bool[]) -> (int32[]) {
+          %0: int32[], %1: int32[], %2: int32[] = while(%x, %x, %x) {
+            cond(%3: int32[], %4: int32[], %5: int32[]) {
+              yield %p
+            }
+            body(%6: int32[], %7: int32[], %8: int32[]) {
+              %9: int32[] = add(%7, %x)
+              %10: int32[] = add(%8, %x)
+              yield %9, %10, %8
+            }
+          }
+          return %0
+        }
+        """)
+
+
 def test_dce_removes_an_unused_loop():
     _same(["dce"], LOOP.format(results="float32[]", returns="%x"), """\
         graph @f(%n: int32[], %x: float32[]) -> (float32[]) {
@@ -332,6 +370,47 @@ def test_folding_inside_regions_and_of_graph_outputs():
         """)
 
 
+def test_ops_of_the_operand_type_alone_fold_when_the_type_is_known_enough():
+    _same(["constant_folding", "dce"], """\
+        graph @f(%a: float32[None,3], %b: int64[2,0,4]) -> (int32[], int32[3], int32[], int32[], int32[]) {
+          %0: int32[] = rank(%a)
+          %1: int32[3] = shape(%b)
+          %2: int32[] = size(%b)
+          %3: int32[] = size(%a)
+          %4: int32[2] = shape(%a)
+          %5: int32[] = reduce_prod[axis=None, keepdims=False](%4)
+          return %0, %1, %2, %3, %5
+        }
+        """, """\
+        graph @f(%a: float32[None,3], %b: int64[2,0,4]) -> (int32[], int32[3], int32[], int32[], int32[]) {
+          %0: int32[] = constant[value=2]()
+          %1: int32[3] = constant[value=[2, 0, 4]]()
+          %2: int32[] = constant[value=0]()
+          %3: int32[] = size(%a)
+          %4: int32[2] = shape(%a)
+          %5: int32[] = reduce_prod[axis=None, keepdims=False](%4)
+          return %0, %1, %2, %3, %5
+        }
+        """)
+
+
+def test_type_only_folding_needs_the_rank_and_allocates_nothing():
+    # 10**10 float32 elements would be 40 GB; the size wraps to int32 as compiled code does.
+    _same(["constant_folding", "dce"], """\
+        graph @f(%c: float32[*], %d: float32[100000,100000]) -> (int32[], int32[]) {
+          %0: int32[] = rank(%c)
+          %1: int32[] = size(%d)
+          return %0, %1
+        }
+        """, """\
+        graph @f(%c: float32[*], %d: float32[100000,100000]) -> (int32[], int32[]) {
+          %0: int32[] = rank(%c)
+          %1: int32[] = constant[value=1410065408]()
+          return %0, %1
+        }
+        """)
+
+
 def test_ops_that_fail_are_left_to_fail_at_run_time():
     text = """\
         graph @f() -> (int32[]) {
@@ -431,10 +510,71 @@ def test_print_after():
 
 def test_unknown_pass_names():
     g = parse_graph("graph @f() -> () {\n  return\n}\n")
-    with pytest.raises(ValueError, match="unknown pass 'cse'; known passes: constant_folding, dce"):
-        run_passes(g, ["cse"])
-    with pytest.raises(ValueError, match="print_after names unknown pass 'cse'"):
-        run_passes(g, print_after="cse")
+    with pytest.raises(ValueError, match="unknown pass 'gvn'; known passes: constant_folding, cse, dce$"):
+        run_passes(g, ["gvn"])
+    with pytest.raises(ValueError, match="print_after names unknown pass 'gvn'"):
+        run_passes(g, print_after="gvn")
+    with pytest.raises(ValueError, match=r"pass 'specialize_rank' takes parameters: give "
+                                         r"autograph.tracer.passes.specialize_rank.pass_for\(input_types\)"):
+        run_passes(g, ["specialize_rank"])
+
+
+def test_the_default_pipeline():
+    assert DEFAULT_PIPELINE == ("constant_folding", "cse", "dce")
+    out = io.StringIO()
+    run_passes(parse_graph(NEGATE), print_after="all", file=out)
+    assert [line for line in out.getvalue().splitlines() if line.startswith("//")] == [
+        "// IR after constant_folding", "// IR after cse", "// IR after dce"]
+
+
+def test_bound_passes_run_and_print_under_their_name():
+    seen = []
+
+    def negate_twice(graph):
+        seen.append(str(graph))
+        return graph
+
+    out = io.StringIO()
+    g = parse_graph(NEGATE)
+    assert run_passes(g, [Pass("mine", negate_twice), "dce"], print_after="mine", file=out) is g
+    assert seen == [NEGATE] and out.getvalue() == "// IR after mine\n" + NEGATE
+
+
+def test_optimize_leaves_the_traced_graph_as_it_is():
+    text = textwrap.dedent("""\
+        graph @f(%x: int32[]) -> (int32[]) {
+          %0: int32[] = constant[value=1]()
+          %1: int32[] = constant[value=1]()
+          %2: int32[] = add(%0, %1)
+          %3: int32[] = negative(%x)
+          %4: int32[] = add(%x, %2)
+          return %4
+        }
+        """)
+    g = parse_graph(text)
+    opt = optimize(g)
+    assert str(g) == text
+    assert str(opt) == ("graph @f(%x: int32[]) -> (int32[]) {\n"
+                        "  %0: int32[] = constant[value=2]()\n"
+                        "  %1: int32[] = add(%x, %0)\n"
+                        "  return %1\n}\n")
+    assert all(a is not b for a, b in zip(g.walk(), opt.walk()))
+
+
+def test_the_environment_turns_verification_on(monkeypatch):
+    def broken(graph):   # declares an int64 result for negative(int32)
+        graph.body.ops[0].result_types[0] = T.TensorType(T.int64, ())
+        graph.body.ops[0].results[0].type = T.TensorType(T.int64, ())
+        return graph
+
+    monkeypatch.setitem(PASSES, "broken", broken)
+    monkeypatch.setenv(VERIFY_ENV, "1")
+    with pytest.raises(VerificationError, match="after pass 'broken'"):
+        run_passes(parse_graph(NEGATE), ["broken"])
+    monkeypatch.delenv(VERIFY_ENV)
+    assert "int64" in str(run_passes(parse_graph(NEGATE), ["broken"]))
+    with pytest.raises(VerificationError, match="after pass 'broken'"):
+        run_passes(parse_graph(NEGATE), ["broken"], verify=True)
 
 
 def test_verifier_blames_the_pass(monkeypatch):
@@ -447,3 +587,54 @@ def test_verifier_blames_the_pass(monkeypatch):
     g = parse_graph(NEGATE)
     with pytest.raises(VerificationError, match="after pass 'broken': op 0 'negative'"):
         run_passes(g, ["dce", "broken"], verify=True)
+
+
+def test_the_garbage_collector_is_paused_during_the_passes_only(monkeypatch):
+    import gc
+
+    states = []
+
+    def record(graph):
+        states.append(gc.isenabled())
+        return graph
+
+    def fail(graph):
+        raise RuntimeError("pass failed")
+
+    monkeypatch.setitem(PASSES, "record", record)
+    monkeypatch.setitem(PASSES, "fail", fail)
+    assert gc.isenabled()
+    optimize(parse_graph(NEGATE), ["record"])
+    with pytest.raises(RuntimeError, match="pass failed"):
+        run_passes(parse_graph(NEGATE), ["record", "fail"])
+    assert states == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        run_passes(parse_graph(NEGATE), ["record"])
+        assert not gc.isenabled()     # left as the caller had it
+    finally:
+        gc.enable()
+
+
+# ------------------------------------------------------------------ copying (what `optimize` changes)
+
+
+def test_clone_graph_is_a_deep_copy():
+    from autograph.tracer.core.clone import clone_graph
+    from autograph.tracer.core.compare import graph_difference
+
+    text = LOOP.format(results="float32[]", returns="%3").replace(
+        "(%n: int32[], %x: float32[])", "(%n: int32[], %x: float32[], %v: ref float32[])").replace(
+        "%17: int32[] = add(%12, %16)\n",
+        "%17: int32[] = add(%12, %16)\n          assign_variable(%v, %13)\n")
+    g = parse_graph(textwrap.dedent(text))
+    before = str(g)
+    assert "assign_variable" in before
+    c = clone_graph(g)
+    assert str(c) == str(g) and graph_difference(c, g) is None
+    objects = lambda graph: {id(x) for op in graph.walk()   # noqa: E731
+                             for x in [op, *op.results, *op.regions, *(a for r in op.regions for a in r.args)]}
+    assert not objects(c) & objects(g)
+    assert all(a is not b and a.name_hint == b.name_hint for a, b in zip(c.inputs, g.inputs))
+    run_passes(c, verify=True)          # changing the copy leaves the original as it was
+    assert str(g) == before and str(c) != before

@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograph as ag
-from support import arrays, assert_same, elements, shapes
+from support import arrays, assert_same, binary_case, declared_ops, elements, shapes, unary_case
+from autograph.tracer import api
+from autograph.tracer.core import registry
+from autograph.tracer.core.interpreter import run_graph
+from autograph.tracer.core.types import TensorType, as_dtype
+from autograph.tracer.tracing.symbolic import GraphBuilder
 
 SETTINGS = settings(max_examples=10, deadline=None)
 
@@ -85,6 +90,36 @@ def test_numpy_functions_compile_and_run_eagerly(name, fn, expected):
     if name != "shape ndim size":      # (those are Python values with None dims)
         with np.errstate(all="ignore"):
             _compare(cf(X, I), expected)
+
+
+def _declared_ufuncs():
+    """(NumPy ufunc name, op, dtype): every declared elementwise op's ufunc, with
+    every dtype its kind accepts."""
+    out = []
+    for arity in ("unary", "binary"):
+        for dtype in ("bool", "int32", "float32", "float64"):
+            for op in declared_ops(arity, dtype):
+                out += [(n, op, dtype) for n in registry.get(op).numpy if "." not in n]
+    return out
+
+
+@pytest.mark.parametrize("ufunc,op,dtype", _declared_ufuncs(), ids=lambda v: str(v))
+@SETTINGS
+@given(data=st.data())
+def test_declared_ufuncs_apply_their_op(ufunc, op, dtype, data):
+    """np.<ufunc> on a tensor, eager or traced, is the op that names it."""
+    if registry.get(op).elementwise == "unary":
+        args = [data.draw(unary_case(op, dtype))]
+    else:
+        args = list(data.draw(binary_case(op, dtype)))
+    expected = getattr(api, op)(*args)
+    u = getattr(np, ufunc)
+    assert_same(u(*[ag.constant(a) for a in args]), expected)
+    with GraphBuilder("f") as b:
+        inputs = [b.add_input(TensorType(as_dtype(dtype), a.shape), f"x{k}") for k, a in enumerate(args)]
+        graph = b.finish([b.value_of(u(*inputs))])
+    assert [o.name for o in graph.body.ops] == [op]
+    assert_same(run_graph(graph, args)[0], expected)
 
 
 @SETTINGS

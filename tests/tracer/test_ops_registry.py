@@ -10,29 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ALL, FLOATS, INTS, NUMERIC, binary_case, reduction_case, unary_case, where_case
+from support import ALL, NUMERIC, binary_case, reduction_case, unary_case, where_case
 from autograph.tracer.core import registry
-from autograph.tracer.ops.elementwise import BINARY_OPS, UNARY_OPS
 from autograph.tracer.ops.reduce import REDUCTION_OPS
 from autograph.tracer.core.types import TensorType, as_dtype
 
 SETTINGS = settings(max_examples=10, deadline=None)
 
-_KIND = {  # operand dtypes each op accepts
-    "negative": NUMERIC, "abs": NUMERIC, "sign": NUMERIC, "square": NUMERIC,
-    "logical_not": ("bool",), "bitwise_not": INTS,
-    "equal": ALL, "not_equal": ALL, "logical_and": ("bool",), "logical_or": ("bool",),
-    "logical_xor": ("bool",), "bitwise_and": INTS, "bitwise_or": INTS, "bitwise_xor": INTS,
-    "reduce_any": ("bool",), "reduce_all": ("bool",),
-}
+# The elementwise ops with one dtype kind (cast, which takes a dtype, has none).
+UNARY_OPS = tuple(o for o in registry.ops_where(elementwise="unary") if registry.get(o).kind)
+BINARY_OPS = registry.ops_where(elementwise="binary")
 
 
 def _dtypes(op):
-    if op in _KIND:
-        return _KIND[op]
-    if op in ("sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid"):
-        return FLOATS
-    return NUMERIC
+    """The dtypes among bool, int32/64, float32/64 that `op`'s declared kind accepts."""
+    return tuple(d for d in ALL if registry.accepts(registry.get(op), as_dtype(d)))
 
 
 def _check(op, arrays, **attrs):
@@ -120,3 +112,58 @@ def test_operand_count_and_attribute_errors():
         rule([t], {"spec": ["i"]}, [None])
     with pytest.raises(ValueError, match=r"strided_slice: bad index part 's12'"):
         rule([t], {"spec": ("s12",)}, [None])
+
+
+# ---------------------------------------------------------------- declarations
+
+_EVERY_DTYPE = ALL + ("string",)
+
+
+def _operand_types(op, dtype):
+    t = TensorType(as_dtype(dtype), (2,))
+    return [t] * {"unary": 1, "binary": 2}.get(registry.get(op).elementwise, 1)
+
+
+@pytest.mark.parametrize("op", [o for o, d in registry.REGISTRY.items()
+                                if d.kind and (d.elementwise in ("unary", "binary")
+                                               or o in REDUCTION_OPS)])
+def test_declared_kind_is_what_the_type_rule_accepts(op):
+    """Tests and codegen query the kind instead of keeping lists, so it must be
+    exactly what the rule accepts, dtype by dtype."""
+    opdef = registry.get(op)
+    for dtype in _EVERY_DTYPE:
+        types = _operand_types(op, dtype)
+        if registry.accepts(opdef, as_dtype(dtype)):
+            opdef.type_rule(types, {}, [None] * len(types))
+        else:
+            with pytest.raises(TypeError, match=fr"^{op}: expected .*, got {dtype}"):
+                opdef.type_rule(types, {}, [None] * len(types))
+
+
+def test_registry_queries():
+    assert "sqrt" in registry.ops_where(elementwise="unary", kind="float")
+    assert "abs" not in registry.ops_where(elementwise="unary", kind="float")
+    assert set(registry.ops_where(resource=True)) == {"read_variable", "assign_variable"}
+    assert registry.accepts(registry.get("sqrt"), as_dtype("float64"))
+    assert not registry.accepts(registry.get("sqrt"), as_dtype("int32"))
+    assert not registry.accepts(registry.get("reshape"), as_dtype("int32"))   # no declared kind
+    with pytest.raises(TypeError, match=r"ops_where: OpDef has no field 'kinds'"):
+        registry.ops_where(kinds="float")
+    with pytest.raises(KeyError, match=r"unknown op 'no_such_op'"):
+        registry.get("no_such_op")
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({}, r"op 'sqrt' is declared twice"),
+    ({"kind": "floaty"}, r"op 'sqrt': unknown dtype kind 'floaty' \(expected one of \["),
+    ({"elementwise": "nary"}, r"op 'sqrt': elementwise must be one of"),
+    ({"public": "sqrt"}, r"op 'sqrt': public must be a tuple of names, got 'sqrt'"),
+    ({"numpy": ("",)}, r"op 'sqrt': numpy must be a tuple of names, got \(''"),
+    ({"public": ("sqrt",)}, r"op 'sqrt' has public names \('sqrt',\) but no doc for them"),
+])
+def test_malformed_declarations_are_refused(monkeypatch, kwargs, message):
+    monkeypatch.setattr(registry, "REGISTRY", {} if kwargs else {"sqrt": registry.get("sqrt")})
+    with pytest.raises(ValueError, match=message):
+        registry.declare("sqrt", lambda *a: [], None, **kwargs)
+    assert list(registry.REGISTRY) == ([] if kwargs else ["sqrt"])
+

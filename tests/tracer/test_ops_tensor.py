@@ -112,15 +112,20 @@ def test_immutability():
         t[0] = 5
     with pytest.raises(AttributeError, match="immutable"):
         t.foo = 1
-    view = np.asarray(t)
+    owned = np.asarray(t)         # NumPy gets a private, writable copy
+    owned[0] = 5
+    assert t.numpy()[0] == 1
+    view = np.asarray(t, copy=False)   # only a no-copy view shares the memory: read-only
     with pytest.raises(ValueError):
         view[0] = 5
     n = t.numpy()
     n[0] = 5                      # numpy() is a private, writable copy
     assert t.numpy()[0] == 1
     r = t + 1                     # op results are frozen too
+    np.asarray(r)[0] = 0
+    assert r.numpy()[0] == 2
     with pytest.raises(ValueError):
-        np.asarray(r)[0] = 0
+        np.asarray(r, copy=False)[0] = 0
     assert copy.copy(t) is t and copy.deepcopy(t) is t
     assert_same(pickle.loads(pickle.dumps(t)), np.array([1, 2], np.int32))
 

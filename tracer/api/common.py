@@ -3,7 +3,7 @@
 Every public function turns what users pass (tensors, traced tensors, NumPy
 arrays and scalars, Python numbers and nested lists) into operands `bind`
 accepts, with TensorFlow's dtype rules: weak Python numbers adopt the dtype
-of the tensors they meet (`autograph.tracer.core.convert.unify_operands`); everything else
+of the tensors they meet (`autograph.tracer.tracing.weak.unify_operands`); everything else
 keeps its dtype; axes are normalised to the sorted non-negative tuple the
 reduction ops take.
 """
@@ -15,10 +15,11 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..core.convert import is_python_number, to_numpy, unify_operands
+from ..core.convert import is_python_number, to_numpy
 from ..core.errors import with_location
 from ..core.location import user_location
 from ..tracing.symbolic import SymbolicTensor, current_builder
+from ..tracing.weak import unify_operands
 from ..core.types import DType
 
 __all__ = ["is_tensor_like", "prepare", "as_operand", "rank_of", "normalize_axis",

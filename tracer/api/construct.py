@@ -15,6 +15,7 @@ import numpy as np
 
 from .common import (as_operand, is_tensor_like, locate_errors, normalize_axis, prepare,
     python_int_operand)
+from .public import implements, public
 from .elementwise import cast, logical_and, logical_or, not_equal
 from ..core.convert import is_python_number, python_to_dtype
 from ..core.ir import Op
@@ -25,6 +26,7 @@ __all__ = ["range", "fill", "zeros", "ones", "zeros_like", "ones_like", "shape",
            "range_bounds"]
 
 
+@implements("range")
 @locate_errors
 def range(start, limit=None, delta=1, dtype=None, name=None):
     """A 1-D tensor `start, start + delta, ...` up to but excluding `limit`.
@@ -96,6 +98,7 @@ def shape_operands(op: str, dims) -> List:
                     f"{type(dims).__name__} {dims!r}")
 
 
+@implements("fill")
 @locate_errors
 def fill(dims, value, name=None):
     """A tensor of shape `dims` whose every element is the scalar `value`.
@@ -116,12 +119,14 @@ def _scalar(value, dtype: DType) -> np.ndarray:
     return np.array(value, dtype=dtype.np_dtype)
 
 
+@public("zeros")
 @locate_errors
 def zeros(shape, dtype=float32, name=None):
     """A tensor of `shape` filled with zeros of `dtype` (float32 by default)."""
     return bind("fill", *shape_operands("zeros", shape), _scalar(0, as_dtype(dtype)))
 
 
+@public("ones")
 @locate_errors
 def ones(shape, dtype=float32, name=None):
     """A tensor of `shape` filled with ones of `dtype` (float32 by default)."""
@@ -142,18 +147,21 @@ def _like(op: str, x, dtype, value):
     return cast(mask, dtype)
 
 
+@public("zeros_like", numpy=("zeros_like",))
 @locate_errors
 def zeros_like(input, dtype=None, name=None):
     """Zeros with the shape of `input` and its dtype (or `dtype`)."""
     return _like("zeros_like", input, dtype, 0)
 
 
+@public("ones_like", numpy=("ones_like",))
 @locate_errors
 def ones_like(input, dtype=None, name=None):
     """Ones with the shape of `input` and its dtype (or `dtype`)."""
     return _like("ones_like", input, dtype, 1)
 
 
+@implements("shape")
 @locate_errors
 def shape(input, out_type=int32, name=None):
     """The shape of `input` as a 1-D int32 (or `out_type` int64) tensor.

@@ -1,16 +1,17 @@
 """`ag.nn`: activation functions as compositions of the public ops.
 
-(`dropout` lives with the random ops, in `autograph.tracer.api.random`.)
+Its names are the table's "nn.*" (`autograph.tracer.api.public`): the ones
+registered here, `sigmoid` (declared with the op) and `dropout` (which lives
+with the random ops, in `autograph.tracer.api.random`).
 """
 from __future__ import annotations
 
 from .common import locate_errors, prepare
-from .elementwise import divide, exp, greater, maximum, minimum, sigmoid, subtract, where
+from .public import namespace, public
+from .elementwise import divide, exp, greater, maximum, minimum, subtract, where
 from .reduce import reduce_max, reduce_sum
 from ..core.convert import dtype_of
-from .random import dropout  # noqa: F401  (lives with the random ops)
-
-__all__ = ["relu", "elu", "sigmoid", "softmax", "dropout"]
+from . import random as _random  # noqa: F401  (registers nn.dropout, which lives there)
 
 
 def _require_float(op: str, x) -> None:
@@ -19,6 +20,7 @@ def _require_float(op: str, x) -> None:
         raise TypeError(f"{op}: expected a float tensor, got {d.name}; use ag.cast(x, ag.float32)")
 
 
+@public("nn.relu")
 @locate_errors
 def relu(features, name=None):
     """max(x, 0) elementwise, in x's dtype (ints and floats)."""
@@ -26,6 +28,7 @@ def relu(features, name=None):
     return maximum(x, 0)
 
 
+@public("nn.elu")
 @locate_errors
 def elu(features, name=None):
     """x where x > 0, else exp(x) - 1 (float tensors only).
@@ -38,6 +41,7 @@ def elu(features, name=None):
     return where(greater(x, 0), x, subtract(exp(minimum(x, 0)), 1))
 
 
+@public("nn.softmax")
 @locate_errors
 def softmax(logits, axis=-1, name=None):
     """exp(x) / sum(exp(x)) along `axis` (the last by default), computed stably.
@@ -49,3 +53,8 @@ def softmax(logits, axis=-1, name=None):
     _require_float("softmax", x)
     e = exp(subtract(x, reduce_max(x, axis=axis, keepdims=True)))
     return divide(e, reduce_sum(e, axis=axis, keepdims=True))
+
+
+globals().update(namespace("nn"))
+
+__all__ = list(namespace("nn"))

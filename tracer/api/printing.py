@@ -14,12 +14,14 @@ import builtins
 import numpy as np
 
 from .common import is_tensor_like, locate_errors
+from .public import implements
 from ..ops.printing import format_value
 from ..tracing.symbolic import SymbolicTensor, bind, current_builder
 
 __all__ = ["print"]
 
 
+@implements("print")
 @locate_errors
 def print(*values, sep=" ", end="\n", name=None):
     """Print `values` separated by `sep` and followed by `end`, each time the

@@ -28,14 +28,13 @@ from typing import Dict, Optional
 import numpy as np
 
 from .common import locate_errors, prepare
+from .public import namespace, public
 from .elementwise import add, divide, greater_equal, multiply, subtract, where
 from .construct import dim, shape_operands
 from ..core.convert import dtype_of, is_python_number, python_to_dtype
 from ..ops.random import SEED_LIMIT, forget
 from ..tracing.symbolic import bind, current_builder
 from ..core.types import DType, as_dtype, float32
-
-__all__ = ["normal", "uniform", "set_seed", "get_seed", "dropout"]
 
 DEFAULT_GLOBAL_SEED = 87654321   # TensorFlow's DEFAULT_GRAPH_SEED
 
@@ -45,6 +44,7 @@ _generator = np.random.default_rng()
 _op_seed_uses: Dict[int, int] = {}
 
 
+@public("random.set_seed")
 def set_seed(seed) -> None:
     """Set the global random seed: random ops created from now on (traced or
     eager) give the same sequences in every run of the program.
@@ -62,6 +62,7 @@ def set_seed(seed) -> None:
         _generator = np.random.default_rng(int(seed) % 2 ** 64)
 
 
+@public("random.get_seed")
 def get_seed(op_seed=None) -> int:
     """The `seed` attribute for a new random op (see the module docstring)."""
     with _lock:
@@ -101,6 +102,7 @@ def _is(v, number) -> bool:
     return is_python_number(v) and not isinstance(v, bool) and v == number
 
 
+@public("random.uniform")
 @locate_errors
 def uniform(shape, minval=0, maxval=None, dtype=float32, seed=None, name=None):
     """Uniform random values in [minval, maxval) of `shape` and `dtype`.
@@ -129,6 +131,7 @@ def uniform(shape, minval=0, maxval=None, dtype=float32, seed=None, name=None):
     return add(multiply(u, subtract(hi, lo)), lo)
 
 
+@public("random.normal")
 @locate_errors
 def normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None, name=None):
     """Normally distributed random values of `shape`: `z * stddev + mean` for
@@ -145,6 +148,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None, name=None):
     return z
 
 
+@public("nn.dropout", "random.dropout")
 @locate_errors
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Randomly zero elements of `x` with probability `rate`, scaling the kept
@@ -173,3 +177,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         noise_shape = [dim(x, i) for i in builtins.range(len(x.shape))]
     u = uniform(noise_shape, dtype=d, seed=seed)
     return where(greater_equal(u, rate), multiply(x, scale), 0)
+
+
+# ag.random is this module: its names are the table's "random.*", all registered above.
+__all__ = list(namespace("random"))

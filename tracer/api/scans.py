@@ -8,6 +8,7 @@ dtype (integer sums wrap).
 from __future__ import annotations
 
 from .common import locate_errors, prepare, rank_of
+from .public import implements
 from .shaping import _one_axis
 from ..tracing.symbolic import bind
 from ..core.types import as_dtype, int64
@@ -27,6 +28,7 @@ def _arg(op: str, input, axis, output_type):
     return bind(op, x, axis=axis, output_type=out)
 
 
+@implements("argmax")
 @locate_errors
 def argmax(input, axis=None, output_type=int64, name=None):
     """Index of the largest value along `axis` (0 when None), as int64.
@@ -37,6 +39,7 @@ def argmax(input, axis=None, output_type=int64, name=None):
     return _arg("argmax", input, axis, output_type)
 
 
+@implements("argmin")
 @locate_errors
 def argmin(input, axis=None, output_type=int64, name=None):
     """Index of the smallest value along `axis` (0 when None), as int64.
@@ -47,6 +50,7 @@ def argmin(input, axis=None, output_type=int64, name=None):
     return _arg("argmin", input, axis, output_type)
 
 
+@implements("cumsum")
 @locate_errors
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Running sum along `axis`, in `x`'s dtype, summed strictly in order.

@@ -15,6 +15,7 @@ from typing import List, Optional
 import numpy as np
 
 from .common import as_operand, is_tensor_like, locate_errors, normalize_axis, prepare, rank_of
+from .public import implements
 from .elementwise import cast
 from .construct import _dim_operand, shape_operands
 from ..tracing.symbolic import SymbolicTensor, bind, wrap_eager
@@ -54,6 +55,7 @@ def _one_axis(op: str, axis, rank: Optional[int], extra: int = 0) -> int:
     return a + n if a < 0 else a
 
 
+@implements("reshape")
 @locate_errors
 def reshape(tensor, shape, name=None):
     """`tensor`'s elements in a new `shape` (row-major order, like NumPy).
@@ -68,6 +70,7 @@ def reshape(tensor, shape, name=None):
     return bind("reshape", x, *shape_operands("reshape", shape))
 
 
+@implements("transpose")
 @locate_errors
 def transpose(a, perm=None, conjugate=False, name=None):
     """Permute the dimensions of `a`: result dim i is `a`'s dim `perm[i]`.
@@ -93,6 +96,7 @@ def transpose(a, perm=None, conjugate=False, name=None):
     return bind("transpose", x, perm=p)
 
 
+@implements("expand_dims")
 @locate_errors
 def expand_dims(input, axis, name=None):
     """`input` with a dimension of size 1 inserted at `axis` (in [-rank-1, rank])."""
@@ -100,6 +104,7 @@ def expand_dims(input, axis, name=None):
     return bind("expand_dims", x, axis=_one_axis("expand_dims", axis, rank_of(x), extra=1))
 
 
+@implements("squeeze")
 @locate_errors
 def squeeze(input, axis=None, name=None):
     """`input` without dimensions of size 1.
@@ -136,6 +141,7 @@ def _parts(op: str, values) -> List:
     return prepare(op, *values)
 
 
+@implements("stack")
 @locate_errors
 def stack(values, axis=0, name=None):
     """Stack tensors of one shape and dtype along a new dimension `axis`.
@@ -148,6 +154,7 @@ def stack(values, axis=0, name=None):
     return bind("stack", *parts, axis=_one_axis("stack", axis, rank, extra=1))
 
 
+@implements("concat")
 @locate_errors
 def concat(values, axis, name=None):
     """Join tensors of one dtype and rank along the existing dimension `axis`;
@@ -160,6 +167,7 @@ def concat(values, axis, name=None):
     return bind("concat", *parts, axis=_one_axis("concat", axis, rank))
 
 
+@implements("gather")
 @locate_errors
 def gather(params, indices, axis=0, batch_dims=0, name=None):
     """Pick slices of `params` along `axis` at `indices` (an int tensor of any shape).
@@ -179,6 +187,7 @@ def gather(params, indices, axis=0, batch_dims=0, name=None):
     return bind("gather", x, idx, axis=_one_axis("gather", axis, rank_of(x)))
 
 
+@implements("eye")
 @locate_errors
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=float32, name=None):
     """A `num_rows` x `num_columns` matrix (square by default) with ones on the
@@ -200,6 +209,7 @@ def _scalar_result(op: str, out_type, static: Optional[int], x):
     return r if out_type is int32 else cast(r, out_type)
 
 
+@implements("size")
 @locate_errors
 def size(input, out_type=int32, name=None):
     """The number of elements of `input` as an int32 (or `out_type`) scalar:
@@ -211,6 +221,7 @@ def size(input, out_type=int32, name=None):
     return _scalar_result("size", out_type, static, x)
 
 
+@implements("rank")
 @locate_errors
 def rank(input, name=None):
     """The number of dimensions of `input` as an int32 scalar (a constant when

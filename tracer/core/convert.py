@@ -3,11 +3,11 @@
 A Python `int` alone becomes int32 (int64 if it does not fit), a `float`
 float32, a `bool` bool; lists follow the same rules; NumPy arrays and NumPy
 scalars keep their dtype. Inside an op, a Python number is *weak*: it adopts
-the dtype of the tensor it meets (see `unify_operands`).
+the dtype of the tensor it meets (`autograph.tracer.tracing.weak.unify_operands`:
+adopting is a cast for the traced placeholders that stand in for numbers, so it
+lives above the IR core).
 """
 from __future__ import annotations
-
-from typing import List, Sequence
 
 import numpy as np
 
@@ -135,54 +135,3 @@ def is_weak(x) -> bool:
     numbers, and the placeholders that stand in for them while a loop body is
     traced to learn its types (`_ag_weak`)."""
     return is_python_number(x) or getattr(x, "_ag_weak", False)
-
-
-def unify_operands(op: str, operands: Sequence) -> List:
-    """Give weak Python numbers the dtype of the tensors they meet.
-
-    All non-weak operands must share one dtype (TypeError naming the op and
-    both dtypes otherwise). Python numbers become NumPy 0-d arrays of that
-    dtype; when every operand is a Python number, the usual defaults apply
-    (float32 if any is a float, else int32, or bool when all are bools).
-    Weak placeholders (see `is_weak`) adopt the dtype the same way, by a cast.
-    """
-    strong = [dtype_of(o) for o in operands if not is_weak(o)]
-    if strong:
-        first = strong[0]
-        for d in strong[1:]:
-            if d is not first:
-                raise TypeError(f"{op}: the operands have different dtypes {first.name} and {d.name}; "
-                                f"use ag.cast to convert one of them")
-        target = first
-    else:
-        weak = [o for o in operands if is_weak(o)]
-        kinds = [_weak_kind(o) for o in weak]
-        if "float" in kinds:
-            target = float32
-        elif all(k == "bool" for k in kinds):
-            target = bool_
-        else:
-            target = int32
-            if any(is_python_number(o) and not (_INT32.min <= int(o) <= _INT32.max) for o in weak):
-                target = int64
-    return [_adopt(o, target, op) if is_weak(o) else o for o in operands]
-
-
-def _weak_kind(x) -> str:
-    if is_python_number(x):
-        return "bool" if isinstance(x, bool) else ("float" if isinstance(x, float) else "int")
-    d = x.dtype
-    return "bool" if d.is_bool else ("float" if d.is_floating else "int")
-
-
-def _adopt(x, target: DType, op: str):
-    if is_python_number(x):
-        return python_to_dtype(x, target, op)
-    kind = _weak_kind(x)
-    if x.dtype is target:
-        return x
-    if target.is_integer and kind != "int" or target.is_bool or (target.is_floating and kind == "bool"):
-        raise TypeError(f"{op}: cannot use a Python {kind} value with a {target.name} tensor; "
-                        f"use ag.cast to convert one of them")
-    from ..api import cast  # lazily: api imports this module
-    return cast(x, target)

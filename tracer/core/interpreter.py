@@ -19,7 +19,6 @@ from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 
-from .. import ops as _ops  # noqa: F401  (importing it registers every op)
 from . import registry
 from .convert import to_numpy
 from .errors import InvalidArgumentError, with_location

@@ -193,3 +193,14 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
+
+    def to_dot(self) -> str:
+        """The Graphviz DOT text of this graph (`autograph.tracer.core.dot`)."""
+        from .dot import format_dot
+        return format_dot(self)
+
+    def _repr_svg_(self):
+        # Jupyter's rich display: the picture when Graphviz's `dot` is installed, else
+        # None (Jupyter then shows the text form, __repr__).
+        from .dot import svg_or_none
+        return svg_or_none(self)

@@ -6,11 +6,13 @@ user's line, with or without AutoGraph.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import linecache
 import os
 import sys
+import threading
 from typing import Optional, Tuple
 
 from .ir import Location
@@ -35,8 +37,31 @@ def is_library_file(filename: str) -> bool:
     return filename.startswith(_library_dirs()) or filename.startswith("<frozen")
 
 
+_forced = threading.local()
+
+
+@contextlib.contextmanager
+def at_location(loc: Optional[Location]):
+    """Within the block, `user_location()` is `loc`.
+
+    Used when the library re-emits ops of an earlier trace without running
+    the user's code again (a loop body re-typed by
+    `autograph.tracer.tracing.retype`): the new ops and their errors keep the
+    user's line of the op they stand for.
+    """
+    previous = getattr(_forced, "loc", None)
+    _forced.loc = loc
+    try:
+        yield
+    finally:
+        _forced.loc = previous
+
+
 def user_location(skip: int = 1) -> Optional[Location]:
     """The Location of the innermost stack frame that belongs to user code."""
+    forced = getattr(_forced, "loc", None)
+    if forced is not None:
+        return forced
     frame = sys._getframe(skip)
     while frame is not None:
         code = frame.f_code

@@ -5,7 +5,8 @@ logger named ``autograph`` (or a child such as ``autograph.cache``).
 `AUTOGRAPH_VERBOSITY` picks how much is emitted:
 
     0  warnings only (the default)
-    1  + every retrace, with the reason (which argument changed)     INFO
+    1  + every retrace, with the reason (which argument changed),    INFO
+         and each compile with the time of its stages
     2  + conversion, tracing and compilation, with timings           DEBUG
     3  + the converted source and the typed IR                       SOURCE (5)
 
@@ -15,7 +16,8 @@ It is configured once, when first imported: the `autograph` logger gets the
 level of the verbosity and, only when the verbosity is above 0, one
 `StreamHandler` on stderr. The root logger is never touched, and records
 still propagate to it, so an application's own logging setup (or pytest's
-`caplog`) sees them as well.
+`caplog`) sees them as well. A value other than 0..3 (or unset) is an
+`EnvironmentSettingError` when the library is imported.
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ import logging
 import os
 import sys
 from typing import Optional
+
+from .env import EnvironmentSettingError
 
 __all__ = ["logger", "RETRACE", "DETAIL", "SOURCE", "LEVELS", "RetracingWarning", "verbosity",
            "set_verbosity", "configure"]
@@ -46,13 +50,23 @@ _verbosity = 0
 
 
 def _parse(text: Optional[str]) -> int:
-    """The verbosity in AUTOGRAPH_VERBOSITY, clamped to 0..3 (0 for junk)."""
-    if not text:
+    """The verbosity AUTOGRAPH_VERBOSITY=`text` asks for: 0..3, 0 when unset or empty.
+
+    Anything else is an `EnvironmentSettingError` naming the variable and the
+    choices (a misspelt verbosity would otherwise silently log nothing).
+    """
+    if text is None or not text.strip():
         return 0
     try:
-        return max(0, min(3, int(text.strip())))
+        level = int(text.strip())
     except ValueError:
-        return 0
+        level = -1
+    if not 0 <= level <= 3:
+        raise EnvironmentSettingError(
+            f"AUTOGRAPH_VERBOSITY={text!r} is not a valid setting: expected one of 0, 1, 2, 3 "
+            f"(0 warnings only, 1 retraces and compile timings, 2 details, 3 source and IR; "
+            f"or leave AUTOGRAPH_VERBOSITY unset)")
+    return level
 
 
 def verbosity() -> int:

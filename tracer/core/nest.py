@@ -4,6 +4,13 @@ Used for function arguments, results, branch outputs and loop variables:
 leaves are everything that is not one of those containers. Composite types
 registered with `register_composite` (e.g. `ag.TensorArray`) flatten into
 their parts, so compiled loops and branches carry them like tuples.
+
+Dicts flatten in sorted key order (by `repr`), so that two dicts with the
+same keys have the same structure whatever order they were built in: a
+function called with either shares one trace, and the branches of a `cond`
+may build their dicts differently. The treedef also remembers the insertion
+order, outside equality and hashing, and `unflatten` rebuilds the dict in
+that order: a function's dict result keeps the order the function built it in.
 """
 from __future__ import annotations
 
@@ -24,6 +31,29 @@ def register_composite(cls: type, flatten_fn: Callable, unflatten_fn: Callable,
     children in error messages (`ta.data`).
     """
     _COMPOSITES[cls] = (flatten_fn, unflatten_fn, tuple(names))
+
+
+class _InsertionOrder(tuple):
+    """The insertion order of a dict's keys, as indices into its sorted keys.
+
+    Carried in the treedef but never part of its identity: every
+    `_InsertionOrder` equals every other and they all hash alike, so treedefs
+    (and trace-cache keys) compare dicts by their keys only.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return isinstance(other, _InsertionOrder)
+
+    def __ne__(self, other):
+        return not isinstance(other, _InsertionOrder)
+
+    def __hash__(self):
+        return 0
+
+    def __reduce__(self):
+        return (_InsertionOrder, (tuple(self),))
 
 
 def _is_namedtuple(x) -> bool:
@@ -48,7 +78,9 @@ def _flatten(x, leaves):
         return (type(x), tuple(_flatten(v, leaves) for v in x))
     if isinstance(x, dict):
         keys = sorted(x, key=repr)
-        return ("dict", type(x), tuple(keys), tuple(_flatten(x[k], leaves) for k in keys))
+        position = {id(k): i for i, k in enumerate(keys)}
+        order = _InsertionOrder(position[id(k)] for k in x)
+        return ("dict", type(x), tuple(keys), tuple(_flatten(x[k], leaves) for k in keys), order)
     leaves.append(x)
     return None
 
@@ -68,7 +100,9 @@ def _unflatten(t, it):
     if t[0] == "namedtuple":
         return t[1](*(_unflatten(s, it) for s in t[2]))
     if t[0] == "dict":
-        return t[1]((k, _unflatten(s, it)) for k, s in zip(t[2], t[3]))
+        values = [_unflatten(s, it) for s in t[3]]   # leaves come in sorted key order
+        keys = t[2]
+        return t[1]((keys[i], values[i]) for i in t[4])   # built in insertion order
     return t[0](_unflatten(s, it) for s in t[1])
 
 

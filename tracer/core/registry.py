@@ -1,8 +1,12 @@
 """The op registry: every op is declared once, here, by name.
 
-A declaration gives the op's type rule and its NumPy reference. Eager
+A declaration gives the op's type rule and its NumPy reference, and what the
+rest of the library would otherwise copy by hand: the dtype kind its operands
+accept, its public names, its NumPy counterparts and its docstring. Eager
 execution, the IR interpreter and constant folding run the reference; codegen
-registers a lowering for the same name in `codegen/`.
+registers a lowering for the same name in `codegen/`; the public functions
+(`autograph.tracer.api.public`), the NumPy protocol and the generated parts of
+docs/ops.md are built from the declarations.
 
     type_rule(types, attrs, consts) -> list[TensorType]
         types:  the operands' TensorTypes
@@ -12,13 +16,35 @@ registers a lowering for the same name in `codegen/`.
     reference(*arrays, **attrs) -> ndarray | tuple[ndarray, ...]
         Computes the op on NumPy arrays; may raise InvalidArgumentError for
         runtime faults (the compiled code raises the same).
+
+Importing `autograph.tracer` (any module of it) imports `autograph.tracer.ops`,
+which declares every op, so `get` never misses an op for want of an import.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
-__all__ = ["OpDef", "declare", "get", "REGISTRY"]
+from .types import DType
+
+__all__ = ["OpDef", "declare", "get", "REGISTRY", "KINDS", "accepts", "ops_where"]
+
+# The dtype kinds an op's operands may accept: kind -> (test, what the error
+# message says was expected).
+KINDS: Dict[str, Tuple[Callable[[DType], bool], str]] = {
+    "numeric": (lambda d: d.is_numeric, "an int or float tensor"),
+    "float": (lambda d: d.is_floating, "a float tensor"),
+    "int": (lambda d: d.is_integer, "an int32 or int64 tensor"),
+    "bool": (lambda d: d.is_bool, "a bool tensor"),
+    # equal/not_equal/where/fill: every dtype
+    "any": (lambda d: True, "a tensor"),
+    # add concatenates strings (API.md section 2)
+    "numeric_or_string": (lambda d: d.is_numeric or d.name == "string", "an int, float or string tensor"),
+    # bool, int, float (cast, argmax): not strings
+    "plain": (lambda d: d.name != "string", "a bool, int or float tensor"),
+}
+
+_ELEMENTWISE = (None, "unary", "binary", "ternary")
 
 
 @dataclass(frozen=True)
@@ -33,18 +59,44 @@ class OpDef:
     elementwise: Optional[str] = None
     # A stateful op (random numbers, printing) is never folded or run at trace time.
     stateful: bool = False
+    # What the op computes; for an op with public names, the docstring of its
+    # public function (the generated wrappers add the dtype rules to it).
     doc: str = ""
+    # The dtype kind (a key of KINDS) its operands accept, when one kind says
+    # it (the type rule checks it); None when the rule is more particular.
+    kind: Optional[str] = None
+    # Public names of its function: "tanh" is ag.tanh, "math.tanh" ag.math.tanh.
+    public: Tuple[str, ...] = ()
+    # NumPy's names of the same computation, dispatched to the public function
+    # when they meet a tensor: a ufunc or function name ("tanh", "sum") or a
+    # ufunc method ("add.reduce").
+    numpy: Tuple[str, ...] = ()
+    # Takes a variable's resource as operand 0 (the only ops that may).
+    resource: bool = False
 
 
 REGISTRY: Dict[str, OpDef] = {}
 
 
 def declare(name: str, type_rule: Callable, reference: Optional[Callable], *,
-            elementwise: Optional[str] = None, stateful: bool = False, doc: str = "") -> OpDef:
-    """Register op `name`; declaring the same name twice is a bug."""
+            elementwise: Optional[str] = None, stateful: bool = False, doc: str = "",
+            kind: Optional[str] = None, public: Tuple[str, ...] = (), numpy: Tuple[str, ...] = (),
+            resource: bool = False) -> OpDef:
+    """Register op `name`; declaring the same name twice, or a malformed
+    declaration (unknown kind, public names without a docstring), is a bug."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is declared twice")
-    opdef = OpDef(name, type_rule, reference, elementwise, stateful, doc)
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"op {name!r}: unknown dtype kind {kind!r} (expected one of {sorted(KINDS)})")
+    if elementwise not in _ELEMENTWISE:
+        raise ValueError(f"op {name!r}: elementwise must be one of {_ELEMENTWISE}, got {elementwise!r}")
+    for what, names in (("public", public), ("numpy", numpy)):
+        if not isinstance(names, tuple) or not all(isinstance(n, str) and n for n in names):
+            raise ValueError(f"op {name!r}: {what} must be a tuple of names, got {names!r}")
+    if public and not doc:
+        raise ValueError(f"op {name!r} has public names {public} but no doc for them")
+    opdef = OpDef(name, type_rule, reference, elementwise, stateful, doc, kind, public, numpy,
+                  resource)
     REGISTRY[name] = opdef
     return opdef
 
@@ -55,3 +107,19 @@ def get(name: str) -> OpDef:
         return REGISTRY[name]
     except KeyError:
         raise KeyError(f"unknown op {name!r}") from None
+
+
+def accepts(opdef: OpDef, dtype: DType) -> bool:
+    """True when `opdef` declares a kind and `dtype` is of it."""
+    return opdef.kind is not None and KINDS[opdef.kind][0](dtype)
+
+
+def ops_where(**fields) -> Tuple[str, ...]:
+    """The names of the declared ops whose fields equal `fields`, in declaration
+    order: `ops_where(elementwise="unary", kind="float")` are the float-only
+    unary ops. Tests and codegen ask this instead of keeping lists of names."""
+    for f in fields:
+        if f not in OpDef.__dataclass_fields__:
+            raise TypeError(f"ops_where: OpDef has no field {f!r}")
+    return tuple(n for n, d in REGISTRY.items()
+                 if all(getattr(d, f) == v for f, v in fields.items()))

@@ -7,7 +7,7 @@ shape, where a shape is a tuple of ints and `None`s (unknown dimensions) or
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -19,14 +19,51 @@ __all__ = [
 
 
 class DType:
-    """An element type. Compare with `is` or `==`; each dtype exists once."""
+    """An element type; each dtype exists once.
 
-    __slots__ = ("name", "np_dtype", "short")
+    A dtype is equal to, and hashes like, its NumPy dtype: `ag.float64 ==
+    np.float64`, `ag.float64 == np.dtype('float64')`, `ag.float64 == 'float64'`
+    and `np.dtype(ag.float64)` work as with NumPy's own dtypes (`ag.string` is
+    NumPy's `object`). The library itself compares dtypes with `is`.
+    """
+
+    __slots__ = ("name", "np_dtype", "short", "_hash")
 
     def __init__(self, name: str, np_dtype, short: str):
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
         self.short = short
+        self._hash = hash(self.np_dtype)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype (NumPy reads this attribute: `np.dtype(ag.float64)`)."""
+        return self.np_dtype
+
+    def __eq__(self, other):
+        if other is self:
+            return True
+        if isinstance(other, DType):
+            return False
+        # Only what NumPy reads as a dtype spelling: not None (NumPy's float64) and
+        # not arbitrary objects with a `.dtype` (a tensor is not equal to its dtype).
+        if isinstance(other, str):
+            named = _BY_NAME.get(other)
+            if named is not None:
+                return named is self
+        elif not isinstance(other, (type, np.dtype)):
+            return NotImplemented
+        try:
+            return self.np_dtype == np.dtype(other)
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def is_floating(self) -> bool:

@@ -35,13 +35,17 @@ from typing import List, Optional, Set
 
 import numpy as np
 
-from .. import ops as _ops  # noqa: F401  (importing it registers every op)
 from . import registry
 from .ir import Block, Graph, Op, Value, is_resource
-from ..ops.variables import RESOURCE_OPS
 from .types import TensorType, as_dtype, shape_compatible
 
 __all__ = ["VerificationError", "verify"]
+
+
+def _takes_resource(name: str) -> bool:
+    """Whether op `name` is declared to take a variable's resource as operand 0."""
+    opdef = registry.REGISTRY.get(name)
+    return opdef is not None and opdef.resource
 
 
 class VerificationError(ValueError):
@@ -133,7 +137,7 @@ class _Verifier:
             raise self.fail(where, "op.block is not the block that holds the op", op)
         for i, v in enumerate(op.operands):
             self.check_visible(v, f"operand {i}", where, op)
-            if is_resource(v) and not (i == 0 and op.name in RESOURCE_OPS):
+            if is_resource(v) and not (i == 0 and _takes_resource(op.name)):
                 raise self.fail(where, f"operand {i} is a variable ({v.type}); only operand 0 of "
                                        f"read_variable and assign_variable may be one", op)
         try:

@@ -15,21 +15,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..core.registry import KINDS
 from ..core.types import DType, Shape, TensorType
-
-# What each dtype "kind" accepts, and the advice a wrong dtype gets.
-KINDS = {
-    "numeric": (lambda d: d.is_numeric, "an int or float tensor"),
-    "float": (lambda d: d.is_floating, "a float tensor"),
-    "int": (lambda d: d.is_integer, "an int32 or int64 tensor"),
-    "bool": (lambda d: d.is_bool, "a bool tensor"),
-    # equal/not_equal/where/fill: every dtype
-    "any": (lambda d: True, "a tensor"),
-    # add concatenates strings (API.md section 2)
-    "numeric_or_string": (lambda d: d.is_numeric or d.name == "string", "an int, float or string tensor"),
-    # bool, int, float (cast, where): not strings
-    "plain": (lambda d: d.name != "string", "a bool, int or float tensor"),
-}
 
 
 def _advice(kind: str, got: DType) -> str:
@@ -45,7 +32,7 @@ def _advice(kind: str, got: DType) -> str:
 
 
 def check_kind(op: str, kind: str, dtype: DType, what: str = "") -> None:
-    """Raise TypeError unless `dtype` is of `kind` (a key of KINDS)."""
+    """Raise TypeError unless `dtype` is of `kind` (a key of the registry's KINDS)."""
     ok, expected = KINDS[kind]
     if not ok(dtype):
         where = f" for {what}" if what else ""

@@ -51,4 +51,5 @@ def _cast_reference(x, *, dtype):
 
 
 declare("cast", _cast_rule, _cast_reference, elementwise="unary",
-        doc="cast[dtype=D](x) -> x's shape, dtype D (float->int truncates, saturating)")
+        doc="cast[dtype=D](x) -> x's shape, dtype D (float->int truncates, saturating)",
+        public=("cast",))

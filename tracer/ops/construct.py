@@ -68,7 +68,8 @@ def _range_reference(start, limit, delta):
 
 
 declare("range", _range_rule, _range_reference,
-        doc="range(start, limit, delta) -> [n]: start + i*delta for i < n, n = max(0, ceil((limit-start)/delta))")
+        doc="range(start, limit, delta) -> [n]: start + i*delta for i < n, n = max(0, ceil((limit-start)/delta))",
+        public=("range",))
 
 
 # ---------------------------------------------------------------- fill
@@ -102,7 +103,8 @@ def _fill_reference(*operands):
 
 
 declare("fill", _fill_rule, _fill_reference,
-        doc="fill(d_0, ..., d_{r-1}, value) -> value's dtype, shape (d_0, ..., d_{r-1})")
+        doc="fill(d_0, ..., d_{r-1}, value) -> value's dtype, shape (d_0, ..., d_{r-1})",
+        public=("fill",))
 
 
 # ---------------------------------------------------------------- shape
@@ -119,5 +121,6 @@ def _shape_reference(x):
     return np.array(x.shape, dtype=np.int32)
 
 
-declare("shape", _shape_rule, _shape_reference, doc="shape(x) -> int32[rank]: x's dimensions")
+declare("shape", _shape_rule, _shape_reference, doc="shape(x) -> int32[rank]: x's dimensions",
+        kind="any", public=("shape",))
 

@@ -146,65 +146,117 @@ def _where(c, x, y):
 
 
 # ---------------------------------------------------------------- declarations
+#
+# Each declaration also names the op's public functions ("tanh" is ag.tanh,
+# "math.tanh" ag.math.tanh) and its NumPy ufunc: `autograph.tracer.api`
+# generates the wrapper from it, with `doc` as its docstring (plus the dtype
+# rules that follow from `kind`).
 
-_UNARY = [
-    # name, operand kind, reference, doc
-    ("negative", "numeric", np.negative, "-x; ints wrap (negative(MIN) == MIN)"),
-    ("abs", "numeric", np.abs, "|x|; ints wrap (abs(MIN) == MIN)"),
-    ("sign", "numeric", np.sign, "-1, 0 or 1 (nan stays nan)"),
-    ("square", "numeric", np.square, "x*x; ints wrap"),
-    ("sqrt", "float", np.sqrt, "square root; nan for negative x"),
-    ("exp", "float", np.exp, "e**x"),
-    ("log", "float", np.log, "natural log; -inf at 0, nan below"),
-    ("sin", "float", np.sin, "sine"),
-    ("cos", "float", np.cos, "cosine"),
-    ("tan", "float", np.tan, "tangent"),
-    ("tanh", "float", np.tanh, "hyperbolic tangent"),
-    ("sigmoid", "float", _sigmoid, "1 / (1 + exp(-x)), computed without overflow"),
-    ("logical_not", "bool", np.logical_not, "not x"),
-    ("bitwise_not", "int", np.invert, "~x"),
-]
+def unary(name: str, kind: str, reference, doc: str, *, public=(), numpy=()):
+    """Declare a unary elementwise op whose operand is of `kind`; same type out."""
+    declare(name, unary_rule(name, kind), quiet(reference), elementwise="unary", kind=kind,
+            doc=doc, public=public, numpy=numpy)
 
-for _name, _kind, _ref, _doc in _UNARY:
-    declare(_name, unary_rule(_name, _kind), quiet(_ref), elementwise="unary",
-            doc=f"{_name}(x) -> same type: {_doc}")
+
+def binary(name: str, kind: str, reference, doc: str, *, result=None, public=(), numpy=()):
+    """Declare a binary elementwise op on two operands of one dtype of `kind`;
+    `result` is as in `binary_rule`."""
+    declare(name, binary_rule(name, kind, result), quiet(reference), elementwise="binary",
+            kind=kind, doc=doc, public=public, numpy=numpy)
+
+
+def _ag(name: str, *more: str):
+    """The usual public names: ag.<name> and ag.math.<name>, then `more`."""
+    return (name, f"math.{name}") + more
+
+
+unary("negative", "numeric", np.negative, "-x elementwise; integers wrap (negative(MIN) == MIN).",
+      public=_ag("negative"), numpy=("negative",))
+unary("abs", "numeric", np.abs, "|x| elementwise; integers wrap (abs(MIN) == MIN).",
+      public=_ag("abs"), numpy=("absolute",))
+unary("sign", "numeric", np.sign, "-1, 0 or 1 elementwise, in x's dtype (NaN stays NaN).",
+      public=_ag("sign"), numpy=("sign",))
+unary("square", "numeric", np.square, "x * x elementwise; integers wrap.",
+      public=_ag("square"), numpy=("square",))
+unary("sqrt", "float", np.sqrt, "Square root elementwise (NaN for negative x).",
+      public=_ag("sqrt"), numpy=("sqrt",))
+unary("exp", "float", np.exp, "e ** x elementwise.", public=_ag("exp"), numpy=("exp",))
+unary("log", "float", np.log, "Natural logarithm elementwise (-inf at 0, NaN below).",
+      public=_ag("log"), numpy=("log",))
+unary("sin", "float", np.sin, "Sine elementwise.", public=_ag("sin"), numpy=("sin",))
+unary("cos", "float", np.cos, "Cosine elementwise.", public=_ag("cos"), numpy=("cos",))
+unary("tan", "float", np.tan, "Tangent elementwise.", public=_ag("tan"), numpy=("tan",))
+unary("tanh", "float", np.tanh, "Hyperbolic tangent elementwise.", public=_ag("tanh"),
+      numpy=("tanh",))
+unary("cbrt", "float", np.cbrt, "Cube root elementwise (negative for negative x).",
+      public=("math.cbrt",), numpy=("cbrt",))
+unary("sigmoid", "float", _sigmoid, "1 / (1 + exp(-x)) elementwise, without overflow.",
+      public=_ag("sigmoid", "nn.sigmoid"))
+unary("logical_not", "bool", np.logical_not, "Elementwise `not` of a bool tensor.",
+      public=_ag("logical_not"), numpy=("logical_not",))
+# np.invert of a bool tensor is logical_not: the NumPy protocol picks by dtype.
+unary("bitwise_not", "int", np.invert, "Elementwise `~x` of an int32/int64 tensor.",
+      numpy=("invert",))
 
 
 def _divide_result(d):
     return float64 if d.is_integer else d
 
 
-_BINARY = [
-    # name, operand kind, result (None: operands' dtype), reference, doc
-    ("add", "numeric_or_string", None, _add, "x + y; ints wrap; strings concatenate"),
-    ("subtract", "numeric", None, np.subtract, "x - y; ints wrap"),
-    ("multiply", "numeric", None, np.multiply, "x * y; ints wrap"),
-    ("divide", "numeric", _divide_result, _divide, "x / y; float64 for int operands"),
-    ("floordiv", "numeric", None, _floordiv, "floor(x / y); int division by zero is an error"),
-    ("mod", "numeric", None, _mod, "x - floor(x / y) * y (sign of y); int modulo by zero is an error"),
-    ("pow", "numeric", None, _pow, "x ** y; int: negative exponent is an error, wraps"),
-    ("maximum", "numeric", None, np.maximum, "elementwise max (nan propagates)"),
-    ("minimum", "numeric", None, np.minimum, "elementwise min (nan propagates)"),
-    ("equal", "any", bool_, _comparison(np.equal), "x == y"),
-    ("not_equal", "any", bool_, _comparison(np.not_equal), "x != y"),
-    ("less", "numeric", bool_, _comparison(np.less), "x < y"),
-    ("less_equal", "numeric", bool_, _comparison(np.less_equal), "x <= y"),
-    ("greater", "numeric", bool_, _comparison(np.greater), "x > y"),
-    ("greater_equal", "numeric", bool_, _comparison(np.greater_equal), "x >= y"),
-    ("logical_and", "bool", None, np.logical_and, "x and y"),
-    ("logical_or", "bool", None, np.logical_or, "x or y"),
-    ("logical_xor", "bool", None, np.logical_xor, "x xor y"),
-    ("bitwise_and", "int", None, np.bitwise_and, "x & y"),
-    ("bitwise_or", "int", None, np.bitwise_or, "x | y"),
-    ("bitwise_xor", "int", None, np.bitwise_xor, "x ^ y"),
-]
+binary("add", "numeric_or_string", _add,
+       "x + y elementwise; integers wrap; string tensors concatenate.",
+       public=_ag("add"), numpy=("add",))
+binary("subtract", "numeric", np.subtract, "x - y elementwise; integers wrap.",
+       public=_ag("subtract"), numpy=("subtract",))
+binary("multiply", "numeric", np.multiply, "x * y elementwise; integers wrap.",
+       public=_ag("multiply"), numpy=("multiply",))
+binary("divide", "numeric", _divide,
+       "x / y elementwise: float64 for integer operands, else their float dtype (division by "
+       "zero gives inf/NaN).", result=_divide_result,
+       public=_ag("divide", "math.truediv"), numpy=("divide",))
+binary("floordiv", "numeric", _floordiv,
+       "x // y elementwise with Python's floor semantics; integer division by zero raises "
+       "InvalidArgumentError; MIN // -1 == MIN.",
+       public=_ag("floordiv"), numpy=("floor_divide",))
+binary("mod", "numeric", _mod,
+       "x % y elementwise with Python's semantics (the result has y's sign); integer modulo by "
+       "zero raises InvalidArgumentError; MIN % -1 == 0.",
+       public=_ag("mod", "math.floormod"), numpy=("remainder",))
+binary("pow", "numeric", _pow,
+       "x ** y elementwise; integers wrap, and a negative integer exponent raises "
+       "InvalidArgumentError.", public=_ag("pow"), numpy=("power",))
+binary("maximum", "numeric", np.maximum, "Elementwise maximum (NaN propagates).",
+       public=_ag("maximum"), numpy=("maximum",))
+binary("minimum", "numeric", np.minimum, "Elementwise minimum (NaN propagates).",
+       public=_ag("minimum"), numpy=("minimum",))
+binary("equal", "any", _comparison(np.equal),
+       "x == y elementwise, a bool tensor (any dtype, strings too).", result=bool_,
+       public=_ag("equal"), numpy=("equal",))
+binary("not_equal", "any", _comparison(np.not_equal),
+       "x != y elementwise, a bool tensor (any dtype).", result=bool_,
+       public=_ag("not_equal"), numpy=("not_equal",))
+binary("less", "numeric", _comparison(np.less), "x < y elementwise, a bool tensor.",
+       result=bool_, public=_ag("less"), numpy=("less",))
+binary("less_equal", "numeric", _comparison(np.less_equal), "x <= y elementwise, a bool tensor.",
+       result=bool_, public=_ag("less_equal"), numpy=("less_equal",))
+binary("greater", "numeric", _comparison(np.greater), "x > y elementwise, a bool tensor.",
+       result=bool_, public=_ag("greater"), numpy=("greater",))
+binary("greater_equal", "numeric", _comparison(np.greater_equal),
+       "x >= y elementwise, a bool tensor.", result=bool_,
+       public=_ag("greater_equal"), numpy=("greater_equal",))
+binary("logical_and", "bool", np.logical_and, "Elementwise `and` of bool tensors.",
+       public=_ag("logical_and"), numpy=("logical_and",))
+binary("logical_or", "bool", np.logical_or, "Elementwise `or` of bool tensors.",
+       public=_ag("logical_or"), numpy=("logical_or",))
+binary("logical_xor", "bool", np.logical_xor, "Elementwise exclusive or of bool tensors.",
+       public=_ag("logical_xor"), numpy=("logical_xor",))
+binary("bitwise_and", "int", np.bitwise_and, "Elementwise `&` of int32/int64 tensors.",
+       numpy=("bitwise_and",))
+binary("bitwise_or", "int", np.bitwise_or, "Elementwise `|` of int32/int64 tensors.",
+       numpy=("bitwise_or",))
+binary("bitwise_xor", "int", np.bitwise_xor, "Elementwise `^` of int32/int64 tensors.",
+       numpy=("bitwise_xor",))
 
-for _name, _kind, _result, _ref, _doc in _BINARY:
-    declare(_name, binary_rule(_name, _kind, _result), quiet(_ref), elementwise="binary",
-            doc=f"{_name}(x, y) -> broadcast: {_doc}")
-
-declare("where", _where_rule, _where, elementwise="ternary",
-        doc="where(c, x, y) -> broadcast of the three, x's dtype: x where c else y")
-
-UNARY_OPS = tuple(n for n, *_ in _UNARY)
-BINARY_OPS = tuple(n for n, *_ in _BINARY)
+declare("where", _where_rule, _where, elementwise="ternary", kind="any",
+        doc="where(c, x, y) -> broadcast of the three, x's dtype: x where c else y",
+        public=("where",), numpy=("where",))

@@ -37,4 +37,5 @@ def _matmul_reference(a, b):
         return np.matmul(a, b)
 
 
-declare("matmul", _matmul_rule, _matmul_reference, doc="matmul(a[m,k], b[k,n]) -> [m,n]")
+declare("matmul", _matmul_rule, _matmul_reference, doc="matmul(a[m,k], b[k,n]) -> [m,n]",
+        kind="numeric", public=("matmul",), numpy=("matmul", "dot"))

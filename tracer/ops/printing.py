@@ -73,4 +73,5 @@ def _print_reference(*values, format, sep, end):
 
 
 declare("print", _print_rule, _print_reference, stateful=True,
-        doc="print[format, sep, end](values...) -> (): writes the values to sys.stdout")
+        doc="print[format, sep, end](values...) -> (): writes the values to sys.stdout",
+        public=("print",))

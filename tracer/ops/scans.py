@@ -57,9 +57,11 @@ def _arg_reference(fn, op: str):
 
 
 declare("argmax", _arg_rule("argmax"), _arg_reference(np.argmax, "argmax"),
-        doc="argmax[axis=k, output_type](x) -> index of the first maximum along k (NaN wins)")
+        doc="argmax[axis=k, output_type](x) -> index of the first maximum along k (NaN wins)",
+        kind="plain", public=("argmax", "math.argmax"), numpy=("argmax",))
 declare("argmin", _arg_rule("argmin"), _arg_reference(np.argmin, "argmin"),
-        doc="argmin[axis=k, output_type](x) -> index of the first minimum along k (NaN wins)")
+        doc="argmin[axis=k, output_type](x) -> index of the first minimum along k (NaN wins)",
+        kind="plain", public=("argmin", "math.argmin"), numpy=("argmin",))
 
 
 def _cumsum_rule(types, attrs, consts):
@@ -88,4 +90,5 @@ def _cumsum_reference(x, *, axis, exclusive, reverse):
 
 
 declare("cumsum", _cumsum_rule, _cumsum_reference,
-        doc="cumsum[axis=k, exclusive=bool, reverse=bool](x) -> running sum along k")
+        doc="cumsum[axis=k, exclusive=bool, reverse=bool](x) -> running sum along k",
+        kind="numeric", public=("cumsum", "math.cumsum"), numpy=("cumsum", "add.accumulate"))

@@ -105,7 +105,8 @@ def _reshape_reference(x, *dims):
 
 
 declare("reshape", _reshape_rule, _reshape_reference,
-        doc="reshape(x, d_0, ..., d_{r-1}) -> x's elements in shape (d_0, ...); one d_i may be -1")
+        doc="reshape(x, d_0, ..., d_{r-1}) -> x's elements in shape (d_0, ...); one d_i may be -1",
+        public=("reshape",), numpy=("reshape", "ravel"))
 
 
 # ---------------------------------------------------------------- transpose
@@ -131,7 +132,8 @@ def _transpose_reference(x, *, perm):
 
 
 declare("transpose", _transpose_rule, _transpose_reference,
-        doc="transpose[perm=(p_0, ...)](x) -> dims (x.shape[p_0], ...)")
+        doc="transpose[perm=(p_0, ...)](x) -> dims (x.shape[p_0], ...)",
+        public=("transpose",), numpy=("transpose",))
 
 
 # ---------------------------------------------------------------- expand_dims / squeeze
@@ -150,7 +152,8 @@ def _expand_dims_reference(x, *, axis):
 
 
 declare("expand_dims", _expand_dims_rule, _expand_dims_reference,
-        doc="expand_dims[axis=k](x) -> x with a dimension of 1 inserted before axis k")
+        doc="expand_dims[axis=k](x) -> x with a dimension of 1 inserted before axis k",
+        public=("expand_dims",), numpy=("expand_dims",))
 
 
 def squeeze_message(axis: int, size, shape) -> str:
@@ -185,7 +188,8 @@ def _squeeze_reference(x, *, axis):
 
 
 declare("squeeze", _squeeze_rule, _squeeze_reference,
-        doc="squeeze[axis=(k, ...)](x) -> x without the listed dimensions (each must be 1)")
+        doc="squeeze[axis=(k, ...)](x) -> x without the listed dimensions (each must be 1)",
+        public=("squeeze",), numpy=("squeeze",))
 
 
 # ---------------------------------------------------------------- stack / concat
@@ -231,7 +235,8 @@ def _stack_reference(*xs, axis):
 
 
 declare("stack", _stack_rule, _stack_reference,
-        doc="stack[axis=k](x_0, ..., x_{n-1}) -> the parts (one shape) stacked along a new axis k")
+        doc="stack[axis=k](x_0, ..., x_{n-1}) -> the parts (one shape) stacked along a new axis k",
+        public=("stack",), numpy=("stack",))
 
 
 def _concat_rule(types, attrs, consts):
@@ -258,7 +263,8 @@ def _concat_reference(*xs, axis):
 
 
 declare("concat", _concat_rule, _concat_reference,
-        doc="concat[axis=k](x_0, ..., x_{n-1}) -> the parts joined along axis k")
+        doc="concat[axis=k](x_0, ..., x_{n-1}) -> the parts joined along axis k",
+        public=("concat",), numpy=("concatenate",))
 
 
 # ---------------------------------------------------------------- gather
@@ -297,7 +303,8 @@ def _gather_reference(params, indices, *, axis):
 
 
 declare("gather", _gather_rule, _gather_reference,
-        doc="gather[axis=k](params, indices) -> params.shape[:k] + indices.shape + params.shape[k+1:]")
+        doc="gather[axis=k](params, indices) -> params.shape[:k] + indices.shape + params.shape[k+1:]",
+        public=("gather",), numpy=("take",))
 
 
 # ---------------------------------------------------------------- eye
@@ -327,7 +334,8 @@ def _eye_reference(n, m, *, dtype):
 
 
 declare("eye", _eye_rule, _eye_reference,
-        doc="eye[dtype](num_rows, num_columns) -> ones on the diagonal, zeros elsewhere")
+        doc="eye[dtype](num_rows, num_columns) -> ones on the diagonal, zeros elsewhere",
+        public=("eye",))
 
 
 # ---------------------------------------------------------------- size / rank
@@ -342,7 +350,8 @@ def _size_reference(x):
     return np.array(x.size, dtype=np.int64).astype(np.int32)
 
 
-declare("size", _size_rule, _size_reference, doc="size(x) -> int32[]: the number of elements")
+declare("size", _size_rule, _size_reference, doc="size(x) -> int32[]: the number of elements",
+        public=("size",), numpy=("size",))
 
 
 def _rank_rule(types, attrs, consts):
@@ -354,4 +363,5 @@ def _rank_reference(x):
     return np.array(x.ndim, dtype=np.int32)
 
 
-declare("rank", _rank_rule, _rank_reference, doc="rank(x) -> int32[]: the number of dimensions")
+declare("rank", _rank_rule, _rank_reference, doc="rank(x) -> int32[]: the number of dimensions",
+        public=("rank",))

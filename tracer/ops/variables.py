@@ -25,10 +25,8 @@ from ..core.ir import ResourceType
 from ..core.registry import declare
 from ._common import expect_arity, fmt_shape
 
-__all__ = ["RESOURCE_OPS"]
-
-# The ops allowed to take a resource (as operand 0).
-RESOURCE_OPS = frozenset({"read_variable", "assign_variable"})
+# Both are declared with resource=True: the verifier lets only such ops take a
+# resource (as operand 0).
 
 
 def _expect_resource(op: str, t) -> ResourceType:
@@ -74,7 +72,7 @@ def _assign_reference(buffer, value):
     return ()
 
 
-declare("read_variable", _read_type, _read_reference,
+declare("read_variable", _read_type, _read_reference, resource=True,
         doc="read_variable(%v: ref T) -> T: a copy of the variable's current value")
-declare("assign_variable", _assign_type, _assign_reference, stateful=True,
+declare("assign_variable", _assign_type, _assign_reference, stateful=True, resource=True,
         doc="assign_variable(%v: ref T, %value: T): store value into the variable (in place)")

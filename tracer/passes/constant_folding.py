@@ -9,6 +9,10 @@ Guarantees, after `run(graph)`:
   cast to the declared dtype, at the same place and with the same location.
   This applies inside regions too, and cascades (a folded result can make
   the next op foldable);
+* `rank(x)` when x's rank is known, `shape(x)` and `size(x)` when x's shape
+  is fully known, are folded the same way without a constant operand: their
+  value depends on x's type only (after rank specialisation, say; tracing
+  already gives constants where the traced types allow);
 * an op whose reference raises (e.g. an integer division by a constant zero)
   is left alone, so the error happens at run time with the user's line;
 * a folded constant's type is the value's exact type, which may be more
@@ -35,6 +39,14 @@ __all__ = ["run", "MAX_ELEMENTS"]
 MAX_ELEMENTS = 10_000
 
 _NEVER_FOLDED = frozenset({"constant", "cond", "while", "check"})
+
+# Ops whose value depends on their operand's type only, and when that type
+# tells enough to compute it.
+_TYPE_ONLY = {
+    "rank": lambda t: t.shape is not None,
+    "shape": lambda t: t.is_fully_static,
+    "size": lambda t: t.is_fully_static,
+}
 
 
 def run(graph: Graph) -> Graph:
@@ -70,6 +82,19 @@ def _constant_of(v: Value) -> Optional[np.ndarray]:
     return None
 
 
+def _stand_ins(op: Op) -> Optional[List[np.ndarray]]:
+    """For an op of `_TYPE_ONLY` whose operand type is known enough, an array of that type
+    (zero-strided: nothing is allocated, whatever the shape), else None."""
+    known = _TYPE_ONLY.get(op.name)
+    if known is None or len(op.operands) != 1:
+        return None
+    t = op.operands[0].type
+    if not isinstance(t, TensorType) or not known(t):
+        return None
+    shape = tuple(0 if d is None else d for d in t.shape)
+    return [np.broadcast_to(np.zeros((), t.dtype.np_dtype), shape)]
+
+
 def _too_big(t: TensorType) -> bool:
     return t.is_fully_static and int(np.prod(t.shape)) > MAX_ELEMENTS
 
@@ -86,7 +111,9 @@ def _try_fold(op: Op) -> Optional[List[Op]]:
         return None
     arrays = [_constant_of(v) for v in op.operands]
     if any(a is None for a in arrays):
-        return None
+        arrays = _stand_ins(op)
+        if arrays is None:
+            return None
     # Refuse before computing when the declared type already says it is too big.
     if any(_too_big(t) for t in op.result_types):
         return None

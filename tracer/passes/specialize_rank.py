@@ -1,26 +1,40 @@
-"""Re-typing a graph for more specific input types (unknown rank -> a rank).
+"""Rank specialisation: re-typing a graph for inputs of known rank.
 
 A function traced for a `TensorSpec(shape=None)` input has a graph whose
-values have unknown rank, which native code cannot hold. `specialize`
-returns a copy of such a graph for inputs of known rank: the same ops,
-attributes, regions and locations, with every result type recomputed by the
-ops' type rules (the ones tracing used) from the new operand types. Nothing
-is traced again, so the Python function's side effects do not run again
-and `tracing_count` does not change. `autograph.codegen.jit.ranked` compiles one such
-copy per tuple of input ranks seen at call time.
+values have unknown rank, which native code cannot hold. This pass takes
+the new input types as a parameter: `run(graph, input_types)`, or bound for
+the pass manager, `pass_for(input_types)` (a `manager.Pass` named
+"specialize_rank"), followed by the default pipeline, where known ranks let
+constant folding do more (`rank`, `shape`, ... of the inputs):
 
-Types: a `cond`'s results are the most specific types covering both
-branches' yields; a `while`'s carried types start from the declared ones
-(from the initial values where the declared rank is unknown) and are
-widened until the body's yields fit them (a fixpoint: each round can only
-replace dimensions by None or a rank by unknown rank).
+    run_passes(graph, [specialize_rank.pass_for(types), *DEFAULT_PIPELINE])
 
-An op whose type rule rejects the new operand types (say, `x[0]` on an
-input that turns out to be a scalar) raises InvalidArgumentError naming the
-op's line: the ranks the function was called with do not fit the program.
+Guarantees, after `run(graph, input_types)`:
+
+* the result is a *new* graph (`graph` is left as it is) whose inputs have
+  `input_types` (resource inputs keep their type), with the same ops,
+  attributes, regions, names and locations, and every result type
+  recomputed by the ops' type rules (the ones tracing used) from the new
+  operand types. Nothing is traced again, so the Python function's side
+  effects do not run again and `tracing_count` does not change.
+  `autograph.codegen.jit.ranked` compiles one such graph per tuple of input
+  ranks seen at call time;
+* a `cond`'s results are the most specific types covering both branches'
+  yields; a `while`'s carried types start from the declared ones (from the
+  initial values where the declared rank is unknown) and are widened until
+  the body's yields fit them (a fixpoint: each round can only replace
+  dimensions by None or a rank by unknown rank);
+* each new type must fit the old one (same dtype, a shape at least as
+  specific), else ValueError. An op whose type rule rejects the new operand
+  types (say, `x[0]` on an input that turns out to be a scalar) raises
+  InvalidArgumentError naming the op's line: the ranks the function was
+  called with do not fit the program. A value whose rank would still have
+  to change (a branch or loop variable of two ranks) raises
+  NotImplementedError.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -29,8 +43,9 @@ from ..core import registry
 from ..core.errors import InvalidArgumentError, with_location
 from ..core.ir import Block, Graph, Op, Value, is_resource
 from ..core.types import TensorType, most_specific_common_shape, shape_compatible
+from .manager import Pass
 
-__all__ = ["specialize", "has_unknown_rank"]
+__all__ = ["run", "pass_for", "has_unknown_rank"]
 
 _MAX_ROUNDS = 64   # a while fixpoint converges in at most rank+2 rounds per variable
 
@@ -40,27 +55,26 @@ def has_unknown_rank(graph: Graph) -> bool:
     return any(not is_resource(v) and v.type.shape is None for v in graph.inputs)
 
 
-def specialize(graph: Graph, input_types: Sequence) -> Graph:
-    """A re-typed copy of `graph` whose inputs have `input_types` (see module doc).
+def pass_for(input_types: Sequence):
+    """The pass `run(graph, input_types)` bound to these types, for `run_passes`."""
+    return Pass("specialize_rank", partial(run, input_types=tuple(input_types)))
 
-    Each new type must fit the old one (same dtype; a shape at least as
-    specific). The result is verified.
-    """
-    from ..core.verifier import verify
 
+def run(graph: Graph, input_types: Sequence) -> Graph:
+    """A re-typed copy of `graph` whose inputs have `input_types` (see module doc)."""
     if len(input_types) != len(graph.inputs):
-        raise ValueError(f"specialize: {len(input_types)} input types for {len(graph.inputs)} inputs")
+        raise ValueError(f"specialize_rank: {len(input_types)} input types for {len(graph.inputs)} inputs")
     new = Graph(graph.name)
     vmap: Dict[Value, Value] = {}
     for v, t in zip(graph.inputs, input_types):
         if is_resource(v):
             t = v.type   # variables have fully known shapes already
         elif t.dtype is not v.type.dtype or not shape_compatible(t.shape, v.type.shape):
-            raise ValueError(f"specialize: input type {t} does not fit {v.type}")
+            raise ValueError(f"specialize_rank: input type {t} does not fit {v.type}")
         vmap[v] = new.body.add_arg(t, v.name_hint)
     _copy_block(graph.body, new.body, vmap)
     new.body.results = [vmap[v] for v in graph.outputs]
-    return verify(new)
+    return new
 
 
 def _join(a: TensorType, b: TensorType) -> TensorType:

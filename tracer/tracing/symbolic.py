@@ -146,7 +146,7 @@ class SymbolicTensor(TensorOperators):
 class WeakSymbolicTensor(SymbolicTensor):
     """Stands in for a Python number while a loop body is traced to learn the
     dtypes it produces: like the number, it adopts the dtype of the tensors
-    it meets (autograph.tracer.core.convert.unify_operands), but its value stays unknown, so
+    it meets (autograph.tracer.tracing.weak.unify_operands), but its value stays unknown, so
     the body cannot branch or index on the Python value."""
 
     __slots__ = ()
@@ -186,6 +186,10 @@ class GraphBuilder:
         # (the caller passes their buffers after the user's inputs).
         self.captures: List[tuple] = []          # (variable, resource input Value)
         self._captured: Dict[int, Value] = {}    # id(variable) -> its resource input
+        # How values computed from weak placeholders came about (see
+        # `note_weak`): a compiled loop body is traced once with weak
+        # placeholders and then re-typed from this (tracing/retype.py).
+        self.weak_origins: Dict[Value, tuple] = {}
 
     def __enter__(self) -> "GraphBuilder":
         with _active_lock:
@@ -207,6 +211,15 @@ class GraphBuilder:
     def in_scratch(self) -> bool:
         """True while tracing a throw-away copy of a loop body (type inference)."""
         return self._scratch_depth > 0
+
+    def note_weak(self, value: Value, origin: tuple) -> None:
+        """Record how `value` was computed from weak placeholders:
+        `("op", operands)` for an elementwise op applied to the original
+        operands (Python numbers included), `("adopt", x)` for the cast of the
+        weak value `x` to the dtype of the tensors it met, `("number", v)` for
+        the constant a compiled `if` made of the Python number `v` one branch
+        gave a weak variable."""
+        self.weak_origins[value] = origin
 
     def add_input(self, type: TensorType, name: Optional[str] = None) -> SymbolicTensor:
         """Add a graph input of `type`; returns its symbolic tensor."""

@@ -57,6 +57,33 @@ class PendingElements(Undefined):
     def __init__(self):
         super().__init__("the elements of a TensorArray")
 
+    def buffer_for(self, ta: "TensorArray", value):
+        """The buffer the first write of `value` starts from: an empty one."""
+        return ta._empty_like(value)
+
+    def in_loop(self, take) -> "PendingElements":
+        """What a compiled loop's body sees instead (see loop.py, `_Carry`)."""
+        return _CarriedElements(take)
+
+
+class _CarriedElements(PendingElements):
+    """Pending elements of a TensorArray that a compiled loop carries: the
+    first write in the body starts from the loop's buffer (empty on the first
+    iteration, the previous iteration's after), of shape [None, *element]."""
+
+    __slots__ = ("take",)
+
+    def __init__(self, take):
+        super().__init__()
+        self.take = take
+
+    def buffer_for(self, ta: "TensorArray", value):
+        from ..core.types import TensorType
+        shape = None if value.shape is None else (None,) + tuple(value.shape)
+        if shape is None:
+            raise ValueError("TensorArray.write: the value has an unknown rank")
+        return self.take(TensorType(ta.dtype, shape))
+
 
 _WRITE_RANGE = ("TensorArray.write: index {0} is out of range for a TensorArray of size {1} "
                 "(dynamic_size=False)")
@@ -253,7 +280,7 @@ class TensorArray:
             need = size
         data = self._data
         if isinstance(data, PendingElements):
-            data = self._empty_like(value)
+            data = data.buffer_for(self, value)
         if not self._presized:
             data = bind("grow", data, need)
         data = bind("set_item", data, value, i, spec=("i",))
