@@ -14,7 +14,7 @@ functions that the op declarations fill (`autograph.tracer.api.toplevel`).
 from autograph.tracer.core.types import (DType, as_dtype, bool_ as bool, int32, int64, float32,
     float64, string)  # noqa: A001
 from autograph.tracer.tracing.control_flow import cond, while_loop
-from autograph.tracer.tracing.tensor_array import TensorArray
+from autograph.tracer.api.tensor_array import TensorArray
 from autograph.tracer.api.toplevel import *  # noqa: F401,F403  (the op functions)
 from autograph.tracer.api.toplevel import __all__ as _op_functions
 from autograph.tracer.api import math, nn, random  # noqa: F401

@@ -140,7 +140,20 @@ FORBIDDEN = [
     ("autograph.codegen", "autograph.runtime"),
     ("autograph.tracer.core", "autograph.tracer.ops"), ("autograph.tracer.core", "autograph.tracer.passes"),
     ("autograph.tracer.core", "autograph.tracer.tracing"), ("autograph.tracer.core", "autograph.tracer.api"),
+    ("autograph.tracer.ops", "autograph.tracer.tracing"), ("autograph.tracer.ops", "autograph.tracer.api"),
+    ("autograph.tracer.tracing", "autograph.tracer.api"),
 ]
+
+# Known exceptions, each a lazy import (inside a function) with its reason. Adding one
+# needs a reason as good as these.
+ALLOWED = {
+    # the counter of `maximum_iterations` uses the public less/add/logical_and, which
+    # give a Python int the counter's dtype (weak-number rules live in the API)
+    ("autograph.tracer.tracing.loop", "autograph.tracer.api"),
+    # re-typing a loop replays the user's elementwise calls through the same public
+    # functions, so weak Python numbers adopt dtypes exactly as in the first trace
+    ("autograph.tracer.tracing.retype", "autograph.tracer.api.elementwise"),
+}
 
 
 def _under(module, prefix):
@@ -157,8 +170,8 @@ def _forbidden(importer, target):
 def test_dependencies_point_one_way():
     """tracer imports none of the others, codegen never imports autograph or runtime, and
     the IR core imports nothing above it (lazy imports count too)."""
-    bad = sorted(f"{m} imports {t}" for m in MODULES for t, _ in IMPORTS[m]
-                 if t != "autograph" and _forbidden(m, t))
+    bad = sorted(f"{m} imports {t}" for m in MODULES for t, top in IMPORTS[m]
+                 if t != "autograph" and _forbidden(m, t) and not (not top and (m, t) in ALLOWED))
     bad += sorted(f"{m} imports autograph" for m in MODULES for t, _ in IMPORTS[m]
                   if t == "autograph" and _room(m) != "autograph")
     assert not bad, "\n".join(bad)

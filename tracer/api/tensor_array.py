@@ -33,10 +33,10 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ..core import nest
-from ..api.common import as_operand, is_tensor_like, locate_errors, prepare
-from .control_flow import Undefined
+from .common import as_operand, is_tensor_like, locate_errors, prepare
+from ..tracing.control_flow import Undefined
 from ..core.convert import is_python_number, is_weak, python_to_dtype
-from .symbolic import bind, constant_value, is_traced, wrap_eager
+from ..tracing.symbolic import bind, constant_value, is_traced, wrap_eager
 from ..core.types import DType, as_dtype, int32
 
 __all__ = ["TensorArray", "PendingElements"]
@@ -102,7 +102,7 @@ def _i32(x):
     d = x.dtype if isinstance(x.dtype, DType) else as_dtype(x.dtype)
     if d is int32:
         return x
-    from ..api import cast  # lazily: autograph.tracer.api imports every op module
+    from .elementwise import cast
     return cast(x, int32)
 
 
@@ -334,7 +334,7 @@ class TensorArray:
         value = self._value(value, whole=True)
         if value.shape is not None and len(value.shape) == 0:
             raise ValueError("TensorArray.unstack: expected a tensor of rank >= 1, got a scalar")
-        from ..api.construct import dim
+        from .construct import dim
         n = _i32(dim(value, 0))
         if not self._dynamic:
             _check(bind("equal", n, self._size), _UNSTACK_SIZE, n, self._size)
@@ -369,7 +369,7 @@ class TensorArray:
 
     def _empty_like(self, value):
         """An empty buffer [0, *value.shape] for the first element written."""
-        from ..api.construct import dim
+        from .construct import dim
         shape = value.shape
         if shape is None:
             raise ValueError("TensorArray.write: the value has an unknown rank")
