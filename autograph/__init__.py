@@ -24,7 +24,14 @@ from autograph.runtime.polymorphic import PolymorphicFunction, function
 from autograph.runtime.concrete import ConcreteFunction
 from autograph.runtime.variable import Variable
 from .impl import to_code, do_not_convert
-from . import errors
+from . import errors, experimental as _experimental
+from autograph.tracer.api import debugging  # noqa: F401
+from autograph.tracer.api.tensor_shape import TensorShape, name_scope
+import types as _types
+
+# `ag.autograph.*`: TensorFlow's `tf.autograph` names.
+autograph = _types.SimpleNamespace(experimental=_experimental, to_code=to_code,
+                                   do_not_convert=do_not_convert)
 
 __version__ = "0.1.0"
 
@@ -33,4 +40,5 @@ __all__ = [*_op_functions,
            "DType", "as_dtype", "bool", "int32", "int64", "float32", "float64", "string", "cond",
            "while_loop", "TensorArray", "math", "nn", "random", "Tensor", "constant",
            "convert_to_tensor", "TensorSpec", "PolymorphicFunction", "function", "ConcreteFunction",
-           "Variable", "to_code", "do_not_convert", "errors"]
+           "Variable", "to_code", "do_not_convert", "errors", "debugging", "TensorShape", "name_scope",
+           "autograph"]

@@ -25,6 +25,7 @@ __all__ = ["convert", "to_code", "do_not_convert", "is_converted", "is_do_not_co
 
 _DO_NOT_CONVERT_ATTR = "__autograph_do_not_convert__"
 _FACTORY_NAME = "__autograph_factory__"
+_FUNCTION_NAME = "__autograph_function__"
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
@@ -65,7 +66,8 @@ def _register_codes(code: types.CodeType) -> None:
 
 
 def _factory_module(node, freevars, filename):
-    """`def factory(): ag__ = None; <freevar> = None; <node>; return <fn>` as an ast Module.
+    """`def factory(): ag__ = None; <freevar> = None; <node>; return <fn>` as
+    an ast Module, and the converted function's source text.
 
     The dummy locals make `ag__` and the original free variables free
     variables of the converted function, so real cells can be supplied.
@@ -73,13 +75,19 @@ def _factory_module(node, freevars, filename):
     import gast
 
     fn_ast = gast.gast_to_ast(node)
+    source = ast.unparse(fn_ast)
     line = fn_ast.lineno
     body = [ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store())], value=ast.Constant(None))
             for v in ("ag__",) + tuple(freevars)]
     if isinstance(fn_ast, ast.Lambda):
         body.append(ast.Return(value=fn_ast))
     else:
-        body += [fn_ast, ast.Return(value=ast.Name(id=fn_ast.name, ctx=ast.Load()))]
+        # Defined under a name of its own, not the function's: a function that
+        # calls itself by name (recursion) must find that name where Python
+        # does (its globals or a real closure cell), not as a local of the
+        # factory. `_convert_code` gives the code its real name back.
+        fn_ast.name = _FUNCTION_NAME
+        body += [fn_ast, ast.Return(value=ast.Name(id=_FUNCTION_NAME, ctx=ast.Load()))]
     factory = ast.FunctionDef(name=_FACTORY_NAME, args=ast.arguments(
         posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
         defaults=[]), body=body, decorator_list=[], returns=None, type_params=[])
@@ -89,7 +97,7 @@ def _factory_module(node, freevars, filename):
             n.end_lineno, n.end_col_offset = line, 0
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
-    return module, fn_ast
+    return module, source
 
 
 def _convert_code(fn: types.FunctionType) -> _Conversion:
@@ -100,13 +108,14 @@ def _convert_code(fn: types.FunctionType) -> _Conversion:
     start = time.perf_counter()
     node, filename = parsing.parse_function(fn)
     node = converter.convert_node(node, filename, fn.__qualname__)
-    module, fn_ast = _factory_module(node, code.co_freevars, filename)
-    source = ast.unparse(fn_ast)
+    module, source = _factory_module(node, code.co_freevars, filename)
     compiled = compile(module, filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
                        dont_inherit=True)
     namespace: dict = {}
     exec(compiled, namespace)
     new_code = namespace[_FACTORY_NAME]().__code__
+    if new_code.co_name == _FUNCTION_NAME:
+        new_code = new_code.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     _register_codes(new_code)
     if _log.isEnabledFor(DETAIL):  # AUTOGRAPH_VERBOSITY >= 2 (3 adds the source)
         _log.debug("converted %s (%s:%d) in %.1f ms", fn.__qualname__, filename,

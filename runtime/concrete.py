@@ -36,6 +36,19 @@ class ConcreteFunction:
 
     `call_plan` (`autograph.runtime.plan.CallPlan`) records how it is called
     and what it returns: what the fast path reads to make native entries.
+
+    Made by `PolymorphicFunction.get_concrete_function`, never directly.
+
+    Example:
+        >>> import autograph as ag
+        >>> @ag.function
+        ... def scale(x, k):
+        ...     return x * k
+        >>> cf = scale.get_concrete_function(ag.TensorSpec([None], ag.float64), 2.0)
+        >>> cf(ag.constant([1.0, 2.5], ag.float64)).numpy()
+        array([2., 5.])
+        >>> cf.structured_input_signature
+        ((TensorSpec(shape=(None,), dtype=ag.float64, name='x'), 2.0), {})
     """
 
     # `_native_call`: the native entry of tensors-only calls, in a slot at a fixed offset
@@ -72,7 +85,10 @@ class ConcreteFunction:
 
     @property
     def structured_input_signature(self):
-        """(args, kwargs) with TensorSpecs for tensors and the traced Python values."""
+        """`(args, kwargs)` of the trace: a `TensorSpec` at each tensor
+        argument and the Python value the trace baked in elsewhere, nested
+        as the function's parameters are (`*args` spread into `args`,
+        `**kwargs` merged into `kwargs`)."""
         params = nest.unflatten(self._arg_treedef, self._arg_leaves)
         args, kwargs = [], {}
         for p, value in zip(self._signature.parameters.values(), params):
@@ -88,12 +104,22 @@ class ConcreteFunction:
 
     @property
     def variables(self) -> tuple:
-        """The variables this function captured (read or assigned by reference)."""
+        """The `ag.Variable`s this function captured (read or assigned by
+        reference), in the order their buffers follow the inputs; a tuple,
+        empty when it uses none."""
         return self._captures
 
     @property
     def kernel(self):
-        """The compiled native code (lowered, optimised and JIT-compiled on first use)."""
+        """The compiled native code (`autograph.codegen.jit.kernel.CompiledKernel`):
+        lowered, optimised and JIT-compiled on first use (or loaded from the
+        disk cache), once, under a lock.
+
+        Raises:
+            NotImplementedError: the graph has an op or a dtype the code
+                generator cannot lower (the message starts with "codegen:").
+            RuntimeError: the JIT gave no address for the kernel.
+        """
         if self._kernel is None:
             with self._lock:
                 if self._kernel is None:
@@ -102,11 +128,15 @@ class ConcreteFunction:
         return self._kernel
 
     def llvm_ir(self, optimized: bool = False) -> str:
-        """The LLVM IR text of this function, before or after optimisation."""
+        """The LLVM IR text of this function's kernel: before optimisation, or
+        with `optimized=True` after it (O3 for the host CPU). Compiles the
+        function first if needed; the CPython glue in the same module is
+        left out."""
         return self.kernel.llvm_ir(optimized=optimized)
 
     def asm(self) -> str:
-        """The native assembly text of this function."""
+        """The native assembly text of this function's kernel, for the host
+        CPU (compiles the function first if needed)."""
         return self.kernel.asm()
 
     def __repr__(self) -> str:
@@ -128,6 +158,26 @@ class ConcreteFunction:
     # ------------------------------------------------------------------- calling
 
     def __call__(self, *args, **kwargs):
+        """Run the compiled code.
+
+        Args:
+            *args, **kwargs: the tensor arguments only, in order (the Python
+                values of the trace are baked in), or all the arguments, the
+                Python ones equal to the traced values. Tensors may be
+                `ag.Tensor`s, NumPy arrays or anything `ag.constant` takes,
+                and must fit the traced specs; a variable argument must be an
+                `ag.Variable` of the traced dtype and shape.
+
+        Returns:
+            The function's results in the structure the Python function
+            returned them (tensors as `ag.Tensor`).
+
+        Raises:
+            TypeError / ValueError: arguments that do not fit the trace.
+            ag.errors.InvalidArgumentError: a fault in compiled code (an
+                index out of range, an integer division by zero, ...).
+            KeyboardInterrupt: Ctrl-C during a long compiled loop.
+        """
         if not kwargs:
             # autograph.runtime.fastpath: the native entry answers NotImplemented unless the call is
             # its own (a native `__call__` does this step once compiled code exists).

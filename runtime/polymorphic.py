@@ -22,7 +22,7 @@ from autograph.tracer.core.convert import is_python_number, to_numpy
 from autograph.tracer.core.logs import DETAIL, RETRACE, SOURCE, RetracingWarning
 from autograph.tracer.passes import optimize
 from autograph.tracer.tracing.symbolic import GraphBuilder, current_builder, is_traced
-from autograph.tracer.core.types import TensorType, format_shape, most_specific_common_shape
+from autograph.tracer.core.types import TensorType, as_dtype, format_shape, most_specific_common_shape
 
 from .concrete import ConcreteFunction
 from .plan import NativeEntries, OutputSlot, native_dispatch
@@ -204,7 +204,7 @@ class PolymorphicFunction:
     def _lookup(self, args, kwargs, specs_allowed=False):
         if self._input_signature is not None:
             return self._lookup_signature(args, kwargs)
-        bound = bind_arguments(self._signature, args, kwargs)
+        bound = bind_arguments(self._signature, args, kwargs, self._name)
         leaves, treedef = nest.flatten(tuple(bound.arguments.values()))
         key = call_key(leaves, treedef)
         cf = self._cache.get(key)
@@ -240,31 +240,54 @@ class PolymorphicFunction:
         return cf, _arrays(leaves)
 
     def _lookup_signature(self, args, kwargs):
-        bound = bind_arguments(self._signature, args, kwargs)
+        bound = bind_arguments(self._signature, args, kwargs, self._name)
         values = tuple(bound.arguments.values())
         sig = self._input_signature
+        _refuse_unsigned(self._name, self._signature, bound, args, kwargs, len(sig))
+        names = list(bound.arguments)[:len(sig)]
         positional = values[:len(sig)] if len(values) >= len(sig) else values
-        try:
-            leaves, treedef = nest.flatten(tuple(positional))
-            spec_leaves, spec_def = nest.flatten(tuple(sig))
-            if treedef != spec_def and not all(isinstance(v, TensorSpec) for v in leaves):
-                raise ValueError("structure")
-            arrays = []
-            for leaf, spec in zip(leaves, spec_leaves):
+
+        def fail(kind, detail: str):
+            # The inputs and the signature, then which parameter and what it was given.
+            raise kind(f"{_incompatible_message(values, sig)}\n  {self._name}: {detail}") from None
+
+        arrays = []
+        for name, value, spec_tree in zip(names, positional, sig):
+            try:
+                leaves, treedef = nest.flatten(value)
+                spec_leaves, spec_def = nest.flatten(spec_tree)
+            except (TypeError, ValueError):
+                fail(ValueError, f"argument '{name}' does not have the structure of {spec_tree!r}")
+            if (treedef != spec_def and not all(isinstance(v, TensorSpec) for v in leaves)) \
+                    or len(leaves) != len(spec_leaves):
+                fail(ValueError, f"argument '{name}' expected {spec_tree!r}, got {_short(value)}")
+            for k, (leaf, spec) in enumerate(zip(leaves, spec_leaves)):
+                where = f"argument '{name}'" + (f" (leaf {k})" if len(spec_leaves) > 1 else "")
+                given = f"{where} expected {spec!r}, got {_short(leaf)}"
                 if isinstance(leaf, TensorSpec):
                     if not (leaf.dtype is spec.dtype and _spec_fits(leaf.shape, spec.shape)):
-                        raise ValueError("spec")
+                        fail(ValueError, given)
                     arrays.append(None)
                     continue
-                arr = to_numpy(leaf, spec.dtype) if not is_tensor_leaf(leaf) else to_numpy(leaf)
-                if not spec.is_compatible_with(arr):
-                    raise ValueError("incompatible")
+                if not is_tensor_leaf(leaf) and type(leaf) not in (int, float, bool, complex):
+                    # API.md section 1: a non-tensor argument is refused with TypeError.
+                    fail(TypeError, f"{given}; a function with an input_signature takes tensors, "
+                                    f"arrays or numbers for its TensorSpecs")
+                if type(leaf) is bool and not spec.dtype.is_bool:
+                    # A flag passed where a number tensor is expected is not silently 1 or 0.
+                    fail(TypeError, f"{given}; a Python bool is not converted to {spec.dtype.name}")
+                try:
+                    arr = to_numpy(leaf, spec.dtype) if not is_tensor_leaf(leaf) else to_numpy(leaf)
+                except (TypeError, ValueError):
+                    arr = None
+                if arr is None or not spec.is_compatible_with(arr):
+                    fail(ValueError, given)
                 # (np.ascontiguousarray would turn a 0-d array into shape (1,))
                 arrays.append(arr if arr.flags.c_contiguous else np.ascontiguousarray(arr))
-            if len(leaves) != len(spec_leaves):
-                raise ValueError("count")
-        except (TypeError, ValueError):
-            raise ValueError(_incompatible_message(values, sig)) from None
+        if len(positional) != len(sig):
+            fail(ValueError, f"expected {len(sig)} arguments for the input_signature, got "
+                             f"{len(positional)}")
+        spec_leaves, _ = nest.flatten(tuple(sig))
         key = "signature"
         cf = self._cache.get(key)
         if cf is None:
@@ -507,6 +530,42 @@ def _count(treedef) -> int:
     if treedef[0] == "dict":
         return sum(_count(s) for s in treedef[3])
     return sum(_count(s) for s in treedef[1])
+
+
+def _short(v) -> str:
+    """What was given, briefly: a tensor's dtype and shape, else the repr."""
+    if is_tensor_leaf(v) and not isinstance(v, TensorSpec):
+        dt = as_dtype(v.dtype).name
+        return f"{'an' if dt[0] in 'aeiou' else 'a'} {dt} tensor of shape {tuple(v.shape)}"
+    text = repr(v)
+    return f"{type(v).__name__} {text if len(text) <= 80 else text[:77] + '...'}"
+
+
+def _refuse_unsigned(name, fn_sig, bound, args, kwargs, n_specs):
+    """TypeError when the call passes a parameter the input_signature does not
+    cover with a value other than its default: the one trace was made with the
+    default baked in, so another value would be silently ignored."""
+    params = list(fn_sig.parameters.values())
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    passed = {p.name for p in params[:len(args)]} | set(kwargs)
+    for p in params[n_specs:]:
+        if p.name not in passed or p.kind == p.VAR_KEYWORD:
+            continue
+        value = bound.arguments[p.name]
+        if value is p.default or (type(value) is type(p.default) and _same(value, p.default)):
+            continue
+        raise TypeError(f"{name}: the input_signature covers {n_specs} parameter(s), not "
+                        f"'{p.name}', which keeps its default {p.default!r} in the one compiled "
+                        f"trace; got {_short(value)}. Add a TensorSpec for '{p.name}' or drop "
+                        f"the input_signature (Python values then retrace)")
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 def _incompatible_message(values, sig) -> str:

@@ -48,12 +48,15 @@ def leaf_key(x):
     return (OBJECT, id(x))
 
 
-def bind_arguments(sig: inspect.Signature, args, kwargs) -> "inspect.BoundArguments":
-    """Bind to `sig` with defaults applied; TypeError says what was expected."""
+def bind_arguments(sig: inspect.Signature, args, kwargs, name: str = "") -> "inspect.BoundArguments":
+    """Bind to `sig` with defaults applied; TypeError names the function
+    (`name`, when given), says what was expected and what was given."""
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError(f"binding the arguments failed: {e}; the function's signature is {sig}") from None
+        kw = f" and keyword argument(s) {', '.join(kwargs)}" if kwargs else ""
+        raise TypeError(f"{name or 'the function'}{sig}: {e} (called with {len(args)} positional "
+                        f"argument(s){kw})") from None
     bound.apply_defaults()
     for name, value in bound.arguments.items():
         refuse_masked(value, name)

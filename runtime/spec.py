@@ -10,7 +10,29 @@ __all__ = ["TensorSpec"]
 class TensorSpec:
     """Describes a tensor argument: `TensorSpec(shape=None, dtype=ag.float32, name=None)`.
 
-    `shape=None` is unknown rank; `[None, 3]` is a partly known shape.
+    Used in `ag.function(input_signature=[...])` and
+    `get_concrete_function(...)` to trace for a family of tensors instead of
+    one argument's exact shape.
+
+    Args:
+        shape: None for an unknown rank, or a sequence with an int or None
+            (unknown size) per dimension: `[None, 3]` is a matrix of 3 columns,
+            `[]` a scalar.
+        dtype: an `ag` dtype, a NumPy dtype or a dtype name (default float32).
+        name: an optional name, kept for display and equality only.
+
+    Raises:
+        TypeError: `shape` is not None or a sequence of ints/None; or an
+            unknown `dtype`.
+        ValueError: a negative dimension.
+
+    Example:
+        >>> import autograph as ag
+        >>> spec = ag.TensorSpec([None, 3], ag.float64)
+        >>> spec.is_compatible_with(ag.constant([[1.0, 2.0, 3.0]], ag.float64))
+        True
+        >>> spec
+        TensorSpec(shape=(None, 3), dtype=ag.float64, name=None)
     """
 
     __slots__ = ("shape", "dtype", "name")
@@ -29,15 +51,28 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, t, name=None) -> "TensorSpec":
-        """The exact spec of a tensor or array."""
+        """The exact spec of a tensor or array `t` (its full shape and dtype),
+        named `name`.
+
+        >>> import numpy as np, autograph as ag
+        >>> ag.TensorSpec.from_tensor(np.zeros((2, 3), np.int32))
+        TensorSpec(shape=(2, 3), dtype=ag.int32, name=None)
+        """
         return cls(tuple(t.shape), as_dtype(t.dtype), name)
 
     @property
     def type(self) -> TensorType:
+        """The IR tensor type (dtype and partial shape) this spec stands for."""
         return TensorType(self.dtype, self.shape)
 
     def is_compatible_with(self, other) -> bool:
-        """True when a tensor/spec `other` fits this spec (dtype equal, shape compatible)."""
+        """True when `other` (a tensor, array or spec: anything with `dtype`
+        and `shape`) fits this spec: the same dtype, and a shape that agrees
+        with every known dimension (an unknown rank fits any shape).
+
+        Raises:
+            TypeError: `other.dtype` is not a dtype autograph knows.
+        """
         dtype = as_dtype(other.dtype)
         shape = None if other.shape is None else tuple(other.shape)
         return dtype is self.dtype and shape_compatible(shape, self.shape)

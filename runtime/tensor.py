@@ -151,7 +151,9 @@ class Tensor(TensorOperators):
         if a.ndim == 0:
             raise TypeError("iteration over a scalar (0-d) tensor is not possible")
         # Rows are read-only views of a read-only array, so they cannot change.
-        return (Tensor._from_array(a[i]) for i in range(a.shape[0]))
+        # `a[i, ...]` (not `a[i]`): the row of a 1-d array must stay a 0-d
+        # array, not become a NumPy scalar, for `np.asarray` and views to work.
+        return (Tensor._from_array(a[i, ...]) for i in range(a.shape[0]))
 
     # -- text ----------------------------------------------------------------
     def __repr__(self) -> str:
@@ -294,6 +296,31 @@ def constant(value, dtype=None, shape=None, name=None):
     one-element value, as `tf.constant` does. Inside a trace the result is
     a traced `constant` of the graph (as `tf.constant` in a `tf.function`).
     A variable gives its current value.
+
+    Args:
+        value: a Python number, bool, str/bytes, (nested) list, NumPy array
+            or scalar, tensor or variable.
+        dtype: the element type of the result (an `ag` dtype, NumPy dtype or
+            name); None infers it (Python int -> int32, float -> float32, as
+            TensorFlow; NumPy values keep theirs).
+        shape: a list of non-negative ints, or None to keep the value's shape.
+        name: accepted for TensorFlow compatibility; unused.
+
+    Returns:
+        An `ag.Tensor` (a symbolic tensor inside a trace).
+
+    Raises:
+        TypeError: a value or dtype autograph cannot hold, a lossy dtype
+            conversion, or a malformed `shape`.
+        ValueError: `shape` does not fit the value's number of elements.
+
+    Example:
+        >>> import autograph as ag
+        >>> ag.constant([[1, 2], [3, 4]], dtype=ag.float64).numpy()
+        array([[1., 2.],
+               [3., 4.]])
+        >>> ag.constant(7, shape=[2]).numpy()
+        array([7, 7], dtype=int32)
     """
     if getattr(value, "_ag_variable", False):
         value = value.read_value()
@@ -327,6 +354,7 @@ def constant(value, dtype=None, shape=None, name=None):
 
 def convert_to_tensor(value, dtype=None, name=None):
     """`value` as a tensor: tensors (eager or traced) are returned as they are,
+    a (nested) list holding tensors is stacked (as TensorFlow packs it),
     anything else is converted like `constant`.
 
     A tensor whose dtype differs from `dtype` is a ValueError (use ag.cast).
@@ -338,6 +366,11 @@ def convert_to_tensor(value, dtype=None, name=None):
         return value
     if isinstance(getattr(value, "dtype", None), DType) and callable(getattr(value, "read_value", None)):
         return convert_to_tensor(value.read_value(), dtype)   # a variable: its current value
+    if isinstance(value, (list, tuple)):
+        from autograph.tracer.api.common import holds_tensor, pack   # (the api is built on this module)
+        if holds_tensor(value):
+            # TensorFlow's auto-packing: `[i, 1]` with a tensor `i` is stack([i, 1]), of i's dtype.
+            return convert_to_tensor(pack("convert_to_tensor", value), dtype)
     arr = _to_array("convert_to_tensor", value, dtype)
     builder = tracing.current_builder()
     if builder is not None:   # a constant of the graph inside a trace (see `constant`)

@@ -146,7 +146,9 @@ class VariableBase(TensorOperators):
 
     # -- reading ------------------------------------------------------------
     def read_value(self):
-        """The current value: an eager tensor (a copy), or a `read_variable` in a trace."""
+        """The current value: outside a trace an eager `ag.Tensor` (a copy,
+        unaffected by later assignments); inside a trace a symbolic tensor
+        (a `read_variable`, ordered after the assignments before it)."""
         builder = current_builder()
         if builder is None:
             return self._read_eager()
@@ -164,15 +166,32 @@ class VariableBase(TensorOperators):
         another dtype is a TypeError, use ag.cast) and exactly its shape
         (ValueError otherwise). Inside a trace this records an
         `assign_variable`; nothing changes until the compiled code runs.
+
+        Args:
+            value: the new value (a tensor, array, Python number or list).
+            name, read_value: accepted for TensorFlow compatibility; unused.
+
+        Returns:
+            The variable itself.
+
+        Raises:
+            TypeError: `value` has another dtype.
+            ValueError: `value` has another shape.
         """
         return self._assign("assign", value)
 
     def assign_add(self, delta, name=None, read_value=True):
-        """`self.assign(self + delta)` (delta broadcasts to the variable's shape); returns the variable."""
+        """`self.assign(self + delta)` (delta broadcasts to the variable's shape); returns the variable.
+
+        Raises TypeError for a `delta` of another dtype and ValueError when
+        `self + delta` does not have the variable's shape."""
         return self._assign("assign_add", self._combine("assign_add", "add", delta))
 
     def assign_sub(self, delta, name=None, read_value=True):
-        """`self.assign(self - delta)` (delta broadcasts to the variable's shape); returns the variable."""
+        """`self.assign(self - delta)` (delta broadcasts to the variable's shape); returns the variable.
+
+        Raises TypeError for a `delta` of another dtype and ValueError when
+        `self - delta` does not have the variable's shape."""
         return self._assign("assign_sub", self._combine("assign_sub", "subtract", delta))
 
     def _combine(self, what: str, op: str, delta):
@@ -234,6 +253,34 @@ class Variable(VariableBase):
     callable returning it. `.assign(v)`, `.assign_add(v)`, `.assign_sub(v)`,
     `.read_value()`, `.numpy()`, `.dtype`, `.shape`, `.name`, the tensor
     operators, `int()`/`float()`/`bool()`, and NumPy's array protocol.
+
+    Args:
+        initial_value: a tensor, array, Python number or (nested) list, or a
+            callable returning one; its dtype and shape become the
+            variable's, for its whole life.
+        dtype: the element type to convert `initial_value` to (as
+            `ag.constant` converts), or None to keep its own.
+        name: a name for display (default "Variable").
+        trainable: accepted for TensorFlow compatibility; unused.
+
+    Raises:
+        TypeError / ValueError: `initial_value` cannot be converted to a
+            tensor of `dtype`.
+        ValueError: created inside an `ag.function` trace other than the
+            first (TensorFlow's rule: a function may create variables on
+            its first trace only).
+
+    Example:
+        >>> import autograph as ag
+        >>> counter = ag.Variable(0, dtype=ag.int64)
+        >>> @ag.function(autograph=False)
+        ... def bump(k):
+        ...     counter.assign_add(k)
+        ...     return counter.read_value()
+        >>> int(bump(ag.constant(2, ag.int64))), int(bump(ag.constant(3, ag.int64)))
+        (2, 5)
+        >>> counter.numpy()
+        np.int64(5)
     """
 
     __slots__ = ("_buffer", "_array", "_dtype", "_shape", "_name", "__weakref__")

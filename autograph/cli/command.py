@@ -5,6 +5,9 @@
     autograph dot FILE:FUNC --sig SIG [--format dot|svg|png|pdf] [-o FILE]   (autograph.cli.picture)
     autograph cache clear | dir
 
+`--help` lists examples that run on `autograph.examples` (shipped in the
+package) and the environment variables.
+
 STAGE is one of ``source converted ir llvm llvm-opt asm dot``.  FILE is a ``.py``
 file or a dotted module name, FUNC a (dotted) attribute of it; a plain
 function is wrapped with `ag.function`.  See `autograph.cli.sig` for SIG.
@@ -41,15 +44,25 @@ _STAGE_HELP = {
 }
 
 _EXAMPLES = """\
-examples:
-  autograph source    examples/kernels.py:collatz_total
-  autograph converted examples/kernels.py:branchy_sum
-  autograph ir        examples/kernels.py:collatz_total --sig "int64[]"
-  autograph ir        examples/kernels.py:collatz_total --sig "int64[]" --raw
-  autograph llvm-opt  examples/kernels.py:mean_square --sig "float32[None], float32[None]"
-  autograph asm       examples.kernels:mandelbrot_total --sig "float64[40], float64[30], 100" --time
-  autograph dot       examples/kernels.py:collatz_total --sig "int64[]" --format svg -o collatz.svg
+examples (autograph.examples ships with the package; `python -m autograph.examples` runs it):
+  autograph source    autograph.examples:collatz_total
+  autograph converted autograph.examples:branchy_sum
+  autograph ir        autograph.examples:collatz_total --sig "int64[]"
+  autograph ir        autograph.examples:collatz_total --sig "int64[]" --raw
+  autograph llvm-opt  autograph.examples:mean_square --sig "float32[None], float32[None]"
+  autograph asm       autograph.examples:branchy_sum --sig "float64[None]" --time
+  autograph dot       autograph.examples:collatz_total --sig "int64[]" --format svg -o collatz.svg
+  autograph ir        my_kernels.py:my_function --sig "float32[None, 3], 4"   (your own file)
   autograph cache clear
+"""
+
+_ENVIRONMENT = """\
+environment:
+  AUTOGRAPH_VERBOSITY=0..3    log conversion, tracing, retracing and compilation
+                              (3: every stage), through Python's logging
+  AUTOGRAPH_CACHE_DIR=DIR     where compiled code is cached on disk (default: the
+                              user's cache directory, ~/.cache/autograph on Linux)
+  AUTOGRAPH_DISABLE_CACHE=1   neither read nor write the disk cache (as --no-disk-cache)
 """
 
 _CACHE_HELP = """\
@@ -74,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Show how autograph compiles a function: its source, converted source,\n"
                     "typed IR, LLVM IR before and after optimisation, and native assembly,\n"
                     "with the time each stage took (--time).",
-        epilog=SIG_HELP + "\n\n" + _EXAMPLES,
+        epilog=SIG_HELP + "\n\n" + _EXAMPLES + "\n" + _ENVIRONMENT,
         formatter_class=fmt,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -99,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     for stage in STAGES:
         p = sub.add_parser(stage, parents=[common], help=_STAGE_HELP[stage],
                            description=f"Print {_STAGE_HELP[stage]}.",
-                           epilog=SIG_HELP, formatter_class=fmt)
+                           epilog=SIG_HELP + "\n\n" + _ENVIRONMENT, formatter_class=fmt)
         if stage == "dot":
             picture.add_arguments(p)   # --format, -o, --raw (autograph.cli.picture)
         if stage == "ir":

@@ -13,13 +13,15 @@ import functools
 import inspect
 import linecache
 import os
+import sys
 import sysconfig
+import threading
 import types
 import weakref
 
 from .py_builtins import len_, range_
 
-__all__ = ["converted_call", "should_convert"]
+__all__ = ["converted_call", "should_convert", "UnboundedRecursionError"]
 
 # Top-level packages whose functions are never converted (besides everything
 # installed in the standard library or site-packages directories).
@@ -78,6 +80,75 @@ def should_convert(func) -> bool:
     return decision
 
 
+class _Active(threading.local):
+    """Per thread: how many calls of each user function (by code object) are
+    running in converted code, and, for those that called themselves, whether
+    a recursive call got a traced argument."""
+
+    def __init__(self):
+        self.depth: dict = {}
+        self.recursed: dict = {}
+
+
+_ACTIVE = _Active()
+
+
+def _any_traced(args, kwargs) -> bool:
+    from ._tracer import is_traced
+    return any(is_traced(a) for a in args) or any(is_traced(v) for v in kwargs.values())
+
+
+def _call_converted(func: types.FunctionType, converted, args, kwargs):
+    """Call the converted `func`; a recursion that hits the limit becomes an error naming it.
+
+    Recursion on Python values runs as in Python. A recursive call inside an
+    `if` on a traced tensor traces both branches, and so recurses until the
+    interpreter's limit; the RecursionError is replaced, where the recursion
+    started (the outermost call, with stack to spare), by one naming `func`.
+    """
+    code = func.__code__
+    depth = _ACTIVE.depth.get(code, 0)
+    _ACTIVE.depth[code] = depth + 1
+    if depth:
+        _ACTIVE.recursed[code] = _ACTIVE.recursed.get(code, False) or _any_traced(args, kwargs)
+    try:
+        return converted(*args, **kwargs)
+    except RecursionError as e:
+        if depth or code not in _ACTIVE.recursed or isinstance(e, UnboundedRecursionError):
+            raise
+        raise _too_deep(func, _ACTIVE.recursed[code]) from None
+    finally:
+        if depth:
+            _ACTIVE.depth[code] = depth
+        else:
+            del _ACTIVE.depth[code]
+            _ACTIVE.recursed.pop(code, None)
+
+
+class UnboundedRecursionError(RecursionError):
+    """A user function called itself until Python's recursion limit in converted code."""
+
+
+def _too_deep(func, on_traced: bool) -> UnboundedRecursionError:
+    from ._tracer import located
+    name = getattr(func, "__qualname__", None) or func.__name__
+    limit = sys.getrecursionlimit()
+    if on_traced:
+        text = (f"'{name}' calls itself without end while tracing: it calls itself with "
+                f"traced tensor arguments, and the recursion reached Python's recursion "
+                f"limit ({limit}). Each call is traced once and inlined into the compiled "
+                f"function: a recursive call inside an `if` on a traced tensor is traced "
+                f"whatever the condition will be when the code runs, so the recursion never "
+                f"reaches its base case. Recursion must stop on Python values; write a "
+                f"recursion on tensor values as a loop (`while`, or `for` over `ag.range(n)`)")
+    else:
+        text = (f"'{name}' calls itself more deeply than Python's recursion limit ({limit}) "
+                f"allows in converted code (a converted call takes several interpreter "
+                f"frames). Write it as a loop, or raise the limit with "
+                f"sys.setrecursionlimit")
+    return located(UnboundedRecursionError(text))
+
+
 def converted_call(f, args, kwargs=None):
     """Call `f(*args, **kwargs)` from converted code, converting `f` when it is user code."""
     if kwargs is None:
@@ -88,16 +159,22 @@ def converted_call(f, args, kwargs=None):
         return len_(*args, **kwargs)
     if isinstance(f, types.FunctionType):
         if should_convert(f):
-            f = _impl().convert(f)
+            return _call_converted(f, _impl().convert(f), args, kwargs)
         return f(*args, **kwargs)
     if isinstance(f, types.MethodType):
         func = f.__func__
         if isinstance(func, types.FunctionType) and should_convert(func):
-            return _impl().convert(func)(f.__self__, *args, **kwargs)
+            return _call_converted(func, _impl().convert(func), (f.__self__,) + tuple(args),
+                                   kwargs)
         return f(*args, **kwargs)
     if isinstance(f, functools.partial):
         return converted_call(f.func, tuple(f.args) + tuple(args), {**f.keywords, **kwargs})
-    if isinstance(f, type) or getattr(f, "_autograph_polymorphic", False) is True:
+    if getattr(f, "_autograph_polymorphic", False) is True:
+        inner = getattr(f, "python_function", None)
+        if isinstance(inner, types.FunctionType):   # an ag.function calling itself
+            return _call_converted(inner, f, args, kwargs)
+        return f(*args, **kwargs)
+    if isinstance(f, type):
         return f(*args, **kwargs)
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType) and should_convert(call):

@@ -52,11 +52,23 @@ def _dummy_like(value):
     """A value of `value`'s dtype and static shape (unknown dims 0), never read.
 
     Stands for the return value on a path that has not returned: the flag
-    `do_return` guarantees it is overwritten or ignored.
+    `do_return` guarantees it is overwritten or ignored. A tuple, list or dict
+    (a function may return several values) gets a dummy of the same structure,
+    leaf by leaf; a Python object that is not a number stands for itself, so
+    that both paths of a compiled `if` agree on it.
     """
     import numpy as np
+    if isinstance(value, tuple):
+        items = [_dummy_like(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, list):
+        return [_dummy_like(v) for v in value]
+    if isinstance(value, dict):
+        return type(value)((k, _dummy_like(v)) for k, v in value.items())
     if not hasattr(value, "dtype"):
-        return type(value)(0)
+        if isinstance(value, (bool, int, float, complex)):
+            return type(value)(0)
+        return value
     shape = tuple(0 if d is None else d for d in (value.shape or ()))
     dtype = value.dtype.np_dtype if hasattr(value.dtype, "np_dtype") else value.dtype
     return np.zeros(shape, dtype)

@@ -29,6 +29,8 @@ import threading
 import time
 from typing import Callable, Optional
 
+from . import interrupt
+
 __all__ = ["LOCK", "compile_ir", "load_object", "function_address", "JitModule", "unique_name",
            "host_description", "ensure_started"]
 
@@ -68,6 +70,8 @@ class _State:
         root.triple = self.triple
         root.data_layout = self.data_layout
         self.engine = llvm.create_mcjit_compiler(root, self.tm)
+        # Kernels with loops poll the SIGINT epoch (resolved by symbol when loaded).
+        interrupt.start(self)
 
     def optimise(self, mod) -> None:
         llvm = self.llvm
@@ -175,6 +179,7 @@ def _optimised_module(ir_text: str, module_name: str):
 def _add_object(s: _State, obj: bytes, symbol: str) -> int:
     # MCJIT takes the binary out of the ObjectFileRef; relocations (malloc,
     # free, libm) are resolved by finalize_object, like for add_module.
+    interrupt.ensure_installed()   # in case signal.signal(SIGINT, ...) replaced it
     s.engine.add_object_file(s.llvm.ObjectFileRef.from_data(obj))
     s.engine.finalize_object()
     return s.engine.get_function_address(symbol)
@@ -224,6 +229,7 @@ def compile_ir(ir_text: str, module_name: str, symbol: str, emit_object: bool = 
             s.engine.add_module(mod)
             s.engine.finalize_object()
             address = s.engine.get_function_address(symbol)
+        interrupt.ensure_installed()
         t3 = time.perf_counter()
         if not address:
             raise RuntimeError(f"codegen: the JIT returned no address for {symbol!r} "

@@ -25,6 +25,7 @@ from autograph.tracer.core.ir import Op
 from . import memory
 from .registry import register
 from .plan import region_uses
+from ..abi.interrupt import EPOCH_SYMBOL, INTERRUPT_SITE, POLL_PERIOD
 from ..llvm.ltypes import I64, PTR, Tensor, const_int, i64, reg_type
 
 
@@ -113,9 +114,13 @@ def lower_while(lw, op: Op, args: list) -> list:
             phi = b.phi(reg_type(r.type.dtype), name="carry")
             phi.add_incoming(x, pre)
             carried.append(phi)
+    count = b.phi(I64, name="while.count")
+    count.add_incoming(i64(POLL_PERIOD), pre)   # iterations left until the next poll
     (pred,) = lw.lower_block(cond_region, carried)
     b.cbranch(pred, body, done)
     b.position_at_end(body)
+    count_next = _poll_interrupt(lw, op, count, every_iteration=_body_loops(body_region),
+                                 carried=list(zip(body_region.args, carried)))
     # The body owns the carried buffers: it updates them in place, yields
     # them on, or frees them after their last use (so nothing to free here).
     nxt = lw.lower_block(body_region, carried, passthrough=True, donated=body_region.args)
@@ -128,9 +133,88 @@ def lower_while(lw, op: Op, args: list) -> list:
                     d_old.add_incoming(d_new, latch)
         else:
             old.add_incoming(new, latch)
+    count.add_incoming(count_next, latch)
     b.branch(head)
     b.position_at_end(done)
     return carried
+
+
+def _body_loops(block) -> bool:
+    """Does one iteration of this body run loops of its own (a tensor of rank
+    > 0 or a nested `while`)? Then polling every iteration costs nothing."""
+    for o in block.ops:
+        if o.name == "while" or any(getattr(r.type, "shape", ()) for r in o.results):
+            return True
+        if any(_body_loops(region) for region in o.regions):
+            return True
+    return False
+
+
+def _interrupt_snapshot(lw) -> tuple:
+    """(the SIGINT epoch as the kernel started, read once in the entry block;
+    the epoch's global)."""
+    found = getattr(lw, "_interrupt_snapshot", None)
+    if found is None:
+        module = lw.module
+        epoch = module.globals.get(EPOCH_SYMBOL)
+        if epoch is None:
+            epoch = ir.GlobalVariable(module, I64, EPOCH_SYMBOL)   # external: resolved on load
+            epoch.align = 8
+        b = lw.b
+        saved = b.block
+        b.position_at_start(lw.entry)
+        snap = b.load_atomic(epoch, "monotonic", 8, name="sigint.epoch0")
+        b.position_at_end(saved)
+        found = lw._interrupt_snapshot = (snap, epoch)
+    return found
+
+
+def _poll_interrupt(lw, op: Op, count: ir.Value, every_iteration: bool, carried: list) -> ir.Value:
+    """At the top of a loop body: every POLL_PERIOD iterations (every one when
+    `every_iteration`) compare the SIGINT epoch with its value at kernel entry
+    and leave through the fault exit with INTERRUPT_SITE if it moved (Ctrl-C
+    stops a long loop). `count` counts down the iterations left until the
+    next poll (a decrement fused with its branch: one cheap instruction per
+    iteration); returns its next value.
+
+    `carried` pairs the body's arguments with the loop's carried values: the
+    loop owns those buffers (distinct ones: `lower_block` copies repeats), so
+    for the exit they count as owned by the enclosing block, whose owned
+    buffers a fault exit frees."""
+    b = lw.b
+    snap, epoch = _interrupt_snapshot(lw)
+    left = b.sub(count, i64(1), name="while.count.next")
+    if every_iteration:
+        due = ir.Constant(ir.IntType(1), 1)
+    else:
+        due = b.icmp_unsigned("==", left, i64(0))
+    poll = lw.fn.append_basic_block("while.poll")
+    go_on = lw.fn.append_basic_block("while.run")
+    from_body = b.block
+    br = b.cbranch(due, poll, go_on)
+    if not every_iteration:
+        br.set_weights([1, POLL_PERIOD])
+    b.position_at_end(poll)
+    now = b.load_atomic(epoch, "monotonic", 8, name="sigint.epoch")
+    owned = lw.frame.owned
+    held = [a for a, x in carried if isinstance(x, Tensor) and a not in owned]
+    for a, x in carried:
+        lw.env[a] = x                     # as `lower_block` binds them next
+    owned.update(held)
+    try:
+        lw.fail_if(b.icmp_unsigned("!=", now, snap), op, "interrupted by SIGINT", literal=True,
+                   site=INTERRUPT_SITE)
+    finally:
+        owned.difference_update(held)
+    from_poll = b.block
+    b.branch(go_on)
+    b.position_at_end(go_on)
+    if every_iteration:
+        return left                       # unused: every iteration polls
+    count_next = b.phi(I64, name="while.count.left")
+    count_next.add_incoming(left, from_body)
+    count_next.add_incoming(i64(POLL_PERIOD), from_poll)
+    return count_next
 
 
 @register("check")

@@ -39,12 +39,33 @@ from .registry import FUSABLE, FUSES_INTO, LOWERINGS
 __all__ = ["Lowerer", "lower_graph"]
 
 
+class _OwnedSet(dict):
+    """The set operations `_Frame.owned` needs, in insertion order (so the
+    frees an error exit emits come out in the same order on every run)."""
+
+    __slots__ = ()
+
+    def add(self, v) -> None:
+        self[v] = None
+
+    def discard(self, v) -> None:
+        self.pop(v, None)
+
+    def update(self, values) -> None:
+        for v in values:
+            self[v] = None
+
+    def difference_update(self, values) -> None:
+        for v in values:
+            self.pop(v, None)
+
+
 class _Frame:
     __slots__ = ("plan", "owned", "pos")
 
     def __init__(self, plan: BlockPlan):
         self.plan = plan
-        self.owned: Set[Value] = set()
+        self.owned: Set[Value] = _OwnedSet()   # type: ignore[assignment]
         self.pos = 0
 
 
@@ -71,6 +92,10 @@ class Lowerer:
         self.borrowed: Set[Value] = set()
         self._frames: List[_Frame] = []
         self._range_md = None
+        # Buffers allocated since the last op or block boundary, not owned by a
+        # frame yet (an op's own result while it is computed): id(ptr) -> the
+        # stack slot that holds the pointer at run time, null once handed on.
+        self._pending: Dict[int, ir.Value] = {}
 
     # ------------------------------------------------------------ helpers
 
@@ -88,16 +113,20 @@ class Lowerer:
         return slot
 
     def fail_if(self, bad, op: Optional[Op], template: str, values: Sequence[ir.Value] = (),
-                literal: bool = False) -> None:
+                literal: bool = False, site: Optional[int] = None) -> None:
         """Report an error site when the i1 `bad` is true (Python bools allowed).
 
         `template` may use `{op}` (the op's name) and `{0}`..`{6}` (the
         runtime `values`: integers of any width, or floats, shown as the
         NumPy scalar of their type); with `literal` it is the exact message.
 
-        The error path returns at once: buffers allocated so far by this call
-        are leaked (acceptable for now; faults are exceptional), never freed
-        twice or read.
+        The error path frees the buffers the blocks being lowered own at this
+        point and those the op being lowered has allocated so far
+        (`_free_owned`), so a failing call gives back what it had made, then
+        returns. (A loop's carried buffers while its condition is computed
+        are owned by no block, and still leak; nothing is freed twice.)
+        A fixed `site` id (`abi.interrupt.INTERRUPT_SITE`) replaces the
+        table's site for `template`.
         """
         if bad is False:
             return
@@ -107,7 +136,7 @@ class Lowerer:
         else:
             template = template.replace("{op}", op.name if op is not None else "kernel")
         kinds = [_value_kind(v) for v in values]
-        sid = self.errors.add(template, op.loc if op is not None else None, kinds)
+        sid = site if site is not None else self.errors.add(template, op.loc if op is not None else None, kinds)
         err_bb = self.fn.append_basic_block("error")
         ok_bb = self.fn.append_basic_block("ok")
         if bad is True:
@@ -119,8 +148,52 @@ class Lowerer:
         slots = [i64(sid)] + [self._as_i64(v) for v in values]
         for k, v in enumerate(slots):
             b.store(v, b.gep(err, [i64(k)], source_etype=I64))
+        self._free_owned()
         b.ret(ir.Constant(I32, 1))
         b.position_at_end(ok_bb)
+
+    def _free_owned(self) -> None:
+        """Free, at the builder's position (an error exit), every buffer the
+        enclosing blocks own now: each frame's `owned` holds exactly the
+        buffers live at this point of the code (a donated one moved to the
+        frame that may free it; a freed or taken-over one removed), and their
+        pointers were computed before this point, so they dominate it."""
+        seen = set()
+        for frame in self._frames:
+            for v in frame.owned:
+                x = self.env.get(v)
+                if isinstance(x, Tensor) and id(x.ptr) not in seen:
+                    seen.add(id(x.ptr))
+                    memory.free(self, x.ptr)
+        for slot in list(self._pending.values()):   # null where not allocated on this path: free(NULL)
+            memory.free(self, self.b.load(slot, typ=PTR))
+
+    def track_alloc(self, ptr: ir.Value) -> None:
+        """Record a buffer `memory` just allocated: until the next op or block
+        boundary (`_hand_on_pending`) or its `memory.free`, an error exit frees
+        it. Its pointer goes through a stack slot (null from the entry on), as
+        the allocation need not dominate the error exit."""
+        b = self.b
+        saved = b.block
+        b.position_at_start(self.entry)
+        slot = b.alloca(PTR, name="pending")
+        b.store(ir.Constant(PTR, None), slot)
+        b.position_at_end(saved)
+        b.store(ptr, slot)
+        self._pending[id(ptr)] = slot
+
+    def untrack_alloc(self, ptr: ir.Value) -> None:
+        """`ptr` is being freed (or moved by realloc): an error exit must not free it."""
+        slot = self._pending.pop(id(ptr), None)
+        if slot is not None:
+            self.b.store(ir.Constant(PTR, None), slot)
+
+    def _hand_on_pending(self) -> None:
+        """At an op or block boundary: the buffers allocated since the last one
+        are now results (owned by a frame or carried by the op), not pending."""
+        for slot in self._pending.values():
+            self.b.store(ir.Constant(PTR, None), slot)
+        self._pending.clear()
 
     def _as_i64(self, v: ir.Value) -> ir.Value:
         if v.type == I64:
@@ -195,6 +268,7 @@ class Lowerer:
                           lambda o: o.name in FUSES_INTO and not _has_string(o))
         frame = _Frame(plan)
         self._frames.append(frame)
+        self._hand_on_pending()
         try:
             donated = [v for v in donated if isinstance(self.env.get(v), Tensor)]
             frame.owned.update(donated)
@@ -204,6 +278,7 @@ class Lowerer:
             for pos, op in enumerate(block.ops):
                 frame.pos = pos
                 outs = self.lower_op(op)
+                self._hand_on_pending()
                 for r, x in zip(op.results, outs):
                     self.env[r] = x
                     if isinstance(x, Tensor) and op.name != "constant" and r not in self.borrowed:

@@ -17,6 +17,7 @@ import numpy as np
 from autograph.tracer.core.errors import InvalidArgumentError
 from autograph.tracer.core.ir import Location
 
+from ..abi.interrupt import INTERRUPT_SITE
 from ..abi.slots import ERR_SLOTS  # site id + up to seven runtime values (the kernel ABI)
 
 __all__ = ["ErrorSite", "ErrorTable", "ERR_SLOTS"]
@@ -58,6 +59,8 @@ class ErrorTable:
 
     def error(self, site_id: int, values: Sequence[int]) -> InvalidArgumentError:
         """The exception for a fault reported by the kernel."""
+        if site_id == INTERRUPT_SITE:
+            return _interrupted()
         if not 0 < site_id < len(self.sites):
             return InvalidArgumentError(f"compiled code reported an unknown error (site {site_id})")
         return InvalidArgumentError(self.sites[site_id].message(values))
@@ -68,3 +71,13 @@ def _decode(v: int, kind: str):
         return v
     f = struct.unpack("<d", struct.pack("<q", v))[0]
     return np.float32(f) if kind == "f32" else np.float64(f)
+
+
+def _interrupted() -> BaseException:
+    """A loop stopped because SIGINT arrived: let CPython run its pending
+    signal handlers now (the default one raises KeyboardInterrupt here, and
+    the signal is then consumed, so it does not fire a second time later);
+    if none raised, the call still cannot return a result."""
+    import ctypes
+    ctypes.pythonapi.PyErr_CheckSignals()   # PyDLL: raises the handler's exception
+    return KeyboardInterrupt()

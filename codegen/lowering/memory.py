@@ -5,7 +5,8 @@ process by the JIT) and Python frees outputs with the same library's `free`.
 Every allocation asks for max(nbytes, 1) bytes, so an empty tensor still has
 a unique, freeable pointer. The byte count is computed with overflow checks
 and a failed allocation is reported as an InvalidArgumentError, never
-dereferenced. (LLVM may merge `malloc` + zero fill into `calloc`: the same
+dereferenced. Each allocation is reported to the lowerer (`track_alloc`),
+so an error exit before the buffer has an owner frees it. (LLVM may merge `malloc` + zero fill into `calloc`: the same
 allocator, freed with the same `free`.)
 """
 from __future__ import annotations
@@ -65,6 +66,7 @@ def alloc(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
     ptr = b.call(malloc, [size])
     lw.fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), op,
                "{op}: failed to allocate {0} bytes for the result", [size])
+    lw.track_alloc(ptr)
     return ptr
 
 
@@ -77,6 +79,7 @@ def alloc_zeroed(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
     ptr = b.call(fn, [i64(1), size])
     lw.fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), op,
                "{op}: failed to allocate {0} bytes for the result", [size])
+    lw.track_alloc(ptr)
     return ptr
 
 
@@ -89,6 +92,8 @@ def realloc(lw, op, ptr: ir.Value, dtype: DType, dims: Sequence[ir.Value]) -> ir
     new = b.call(fn, [ptr, size])
     lw.fail_if(b.icmp_unsigned("==", new, ir.Constant(PTR, None)), op,
                "{op}: failed to allocate {0} bytes for the result", [size])
+    lw.untrack_alloc(ptr)   # moved (a failed realloc leaves it where it was: it leaks)
+    lw.track_alloc(new)
     return new
 
 
@@ -99,6 +104,7 @@ def memset_zero(lw, dst, nbytes) -> None:
 
 
 def free(lw, ptr: ir.Value) -> None:
+    lw.untrack_alloc(ptr)
     fn = declare(lw.module, "free", VOID, [PTR])
     lw.b.call(fn, [ptr])
 

@@ -28,6 +28,8 @@ class Outcome(NamedTuple):
 def _plain(x):
     if isinstance(x, dict):
         return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):   # a namedtuple
+        return type(x)(*(_plain(v) for v in x))
     if isinstance(x, (list, tuple)):
         return type(x)(_plain(v) for v in x)
     if hasattr(x, "numpy") or isinstance(x, (np.ndarray, np.generic, int, float, bool)):

@@ -18,12 +18,12 @@ import numpy as np
 from ..core.convert import is_python_number, to_numpy
 from ..core.errors import with_location
 from ..core.location import user_location
-from ..tracing.symbolic import SymbolicTensor, current_builder
+from ..tracing.symbolic import SymbolicTensor, bind, current_builder
 from ..tracing.weak import unify_operands
 from ..core.types import DType
 
-__all__ = ["is_tensor_like", "prepare", "as_operand", "rank_of", "normalize_axis",
-           "python_int_operand", "locate_errors"]
+__all__ = ["is_tensor_like", "prepare", "as_operand", "holds_tensor", "pack", "rank_of",
+           "normalize_axis", "python_int_operand", "locate_errors"]
 
 
 def locate_errors(fn):
@@ -59,6 +59,8 @@ def as_operand(op: str, x):
     """
     if is_tensor_like(x):
         return x
+    if isinstance(x, (list, tuple)) and holds_tensor(x):
+        return pack(op, x)     # (before NumPy conversion, which would lose a tensor's dtype)
     if not isinstance(x, _CONVERTIBLE):
         raise TypeError(f"{op}: expected a tensor, array or Python number, got "
                         f"{type(x).__name__} {x!r}")
@@ -69,6 +71,34 @@ def as_operand(op: str, x):
     if arr.dtype == object and not all(isinstance(v, (str, bytes)) for v in arr.flat):
         raise TypeError(f"{op}: cannot convert {x!r} to a tensor: expected numbers or strings")
     return arr
+
+
+def holds_tensor(x) -> bool:
+    """True when the (nested) list or tuple `x` holds a tensor (eager or traced)."""
+    return any(holds_tensor(v) if isinstance(v, (list, tuple)) else is_tensor_like(v) for v in x)
+
+
+def pack(op: str, x):
+    """A (nested) list holding tensors as one tensor, as TensorFlow's
+    auto-packing does (`concat((v, [i]), 0)` with a traced `i`): the items are
+    stacked along a new first axis, keeping the tensors' dtype (Python numbers
+    among them adopt it); the items must share one shape."""
+    if not x:
+        raise ValueError(f"{op}: cannot pack an empty list holding no tensor")
+    items = prepare(op, *[pack(op, v) if isinstance(v, (list, tuple)) and holds_tensor(v) else v
+                          for v in x])
+    shapes = [None if p.shape is None else tuple(p.shape) for p in items]
+    known = [s for s in shapes if s is not None]
+    if any(len(s) != len(known[0]) or any(a is not None and b is not None and a != b
+                                           for a, b in zip(s, known[0])) for s in known):
+        # (said here: the user wrote a list, not a stack)
+        raise ValueError(f"{op}: a list holding tensors becomes one tensor, so its items must have "
+                         f"one shape; got shapes {', '.join(map(_shape_text, shapes))}")
+    return bind("stack", *items, axis=0)
+
+
+def _shape_text(shape) -> str:
+    return "<unknown rank>" if shape is None else str(shape)
 
 
 def prepare(op: str, *operands) -> List:

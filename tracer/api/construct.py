@@ -78,6 +78,10 @@ def shape_operands(op: str, dims) -> List:
     if isinstance(dims, numbers.Integral) and not isinstance(dims, bool):
         return [python_int_operand(dims)]
     if isinstance(dims, SymbolicTensor):
+        if dims.shape is None:
+            raise TypeError(f"{op}: a shape given as a traced tensor needs a known rank and length "
+                            f"(the rank of the result); got a tensor of dtype {dims.dtype.name} and "
+                            f"unknown rank (give its TensorSpec a shape such as [3])")
         if not dims.dtype.is_integer or dims.shape is None or len(dims.shape) != 1:
             raise TypeError(f"{op}: a shape given as a tensor must be a 1-D int tensor, got {dims}")
         n = dims.shape[0]

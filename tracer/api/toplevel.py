@@ -7,7 +7,7 @@ every name without a namespace, from the op declarations and `@public`. The
 """
 from __future__ import annotations
 
-from . import (construct as _construct, elementwise as _elementwise, printing as _printing,  # noqa: F401
+from . import (array_ops as _array_ops, construct as _construct, elementwise as _elementwise, printing as _printing,  # noqa: F401
                reduce as _reduce, scans as _scans, shaping as _shaping)  # (they register the names)
 from .public import namespace as _namespace
 

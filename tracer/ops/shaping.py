@@ -47,7 +47,8 @@ def merge_dims(op: str, shapes: Sequence[tuple], skip: Optional[int] = None) -> 
                 out[j], first[j] = d, k
             elif out[j] != d:
                 raise InvalidArgumentError(f"{op}: part {k} has size {d} in dimension {j} but part "
-                                           f"{first[j]} has size {out[j]}")
+                                           f"{first[j]} has size {out[j]}"
+                                           + _both(k, s, first[j], shapes[first[j]]))
     if skip is not None:
         out[skip] = None
     return out
@@ -222,11 +223,18 @@ def check_parts(op: str, shapes, skip=None) -> None:
     ref = shapes[0]
     for k, s in enumerate(shapes[1:], start=1):
         if len(s) != len(ref):
-            raise InvalidArgumentError(f"{op}: part {k} has rank {len(s)} but part 0 has rank {len(ref)}")
+            raise InvalidArgumentError(f"{op}: part {k} has rank {len(s)} but part 0 has rank {len(ref)}"
+                                       + _both(k, s, 0, ref))
         for j, (d, r) in enumerate(zip(s, ref)):
             if j != skip and d != r:
                 raise InvalidArgumentError(f"{op}: part {k} has size {d} in dimension {j} but part 0 "
-                                           f"has size {r}")
+                                           f"has size {r}" + _both(k, s, 0, ref))
+
+
+def _both(k: int, s, first: int, ref) -> str:
+    """Both parts' shapes, for the message (the compiled code's run-time check
+    words the same error without them)."""
+    return f" (part {k} has shape {fmt_shape(s)}, part {first} has shape {fmt_shape(ref)})"
 
 
 def _stack_reference(*xs, axis):

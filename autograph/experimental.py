@@ -1,0 +1,74 @@
+"""`ag.autograph.experimental`: TensorFlow's loop options, as
+`tf.autograph.experimental.set_loop_options`.
+
+In TensorFlow the converter reads the call from the loop body; here it runs
+as a plain call at trace time (once per trace of the body, and on every
+iteration eagerly), so it checks what it is given but cannot change the loop
+already being built: options that would change the loop are refused with
+NotImplementedError rather than ignored.
+"""
+from __future__ import annotations
+
+import numbers
+
+from autograph.tracer.api.tensor_shape import TensorShape
+from autograph.tracer.tracing.symbolic import is_traced
+
+__all__ = ["set_loop_options"]
+
+
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
+                     shape_invariants=None):
+    """Accept TensorFlow's per-loop options inside a loop body.
+
+    * `shape_invariants=[(var, shape), ...]`: checked against each variable's
+      shape before the loop: ValueError when they do not fit; an invariant as
+      specific as the shape (or more) holds already, since a compiled loop
+      keeps every known dimension fixed; one that would relax a known
+      dimension to None raises NotImplementedError while tracing (such a loop
+      works when the dimension is unknown before the loop); eagerly shapes
+      change freely.
+    * `parallel_iterations`, `swap_memory`: accepted and ignored (they tune
+      TensorFlow's executor, not the results).
+    * `maximum_iterations`: not supported here (NotImplementedError), because
+      ignoring it would change results; use `ag.while_loop(...,
+      maximum_iterations=n)` or put the bound into the loop condition.
+    """
+    if maximum_iterations is not None:
+        raise NotImplementedError(
+            "set_loop_options(maximum_iterations=...) is not supported in converted loops; use "
+            "ag.while_loop(cond, body, loop_vars, maximum_iterations=n) or add `and i < n` to the "
+            "loop condition")
+    if parallel_iterations is not None and (isinstance(parallel_iterations, bool) or
+                                            not isinstance(parallel_iterations, numbers.Integral)):
+        raise TypeError(f"set_loop_options: parallel_iterations must be an int, got "
+                        f"{parallel_iterations!r}")
+    for k, pair in enumerate(shape_invariants or ()):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            raise TypeError(f"set_loop_options: shape_invariants[{k}] must be a (variable, shape) "
+                            f"pair, got {pair!r}")
+        var, shape = pair
+        have = getattr(var, "shape", None)
+        if have is None and not hasattr(var, "dtype"):
+            raise TypeError(f"set_loop_options: shape_invariants[{k}]: expected a tensor, got "
+                            f"{type(var).__name__} {var!r}")
+        want, have = TensorShape(shape), TensorShape(have)
+        if not want.is_compatible_with(have):
+            raise ValueError(f"set_loop_options: shape_invariants[{k}]: the variable has shape "
+                             f"{have}, which does not fit the invariant {want}")
+        # (eagerly there is no compiled loop: shapes change freely, as in TF's eager mode)
+        if is_traced(var) and _relaxes(want, have):
+            raise NotImplementedError(
+                f"set_loop_options: shape_invariants[{k}]: the invariant {want} is less specific "
+                f"than the variable's shape {have} before the loop; relaxing a loop variable's "
+                f"shape this way is not supported (a dimension may vary in a compiled loop only "
+                f"where it is already unknown, e.g. an input with a TensorSpec dimension None)")
+
+
+def _relaxes(want, have) -> bool:
+    """True when `want` leaves unknown a dimension (or the rank) `have` knows."""
+    if want.rank is None:
+        return have.rank is not None
+    if have.rank is None:
+        return False
+    return any(w is None and h is not None for w, h in zip(want.as_list(), have.as_list()))
