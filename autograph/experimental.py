@@ -1,11 +1,13 @@
 """`ag.autograph.experimental`: TensorFlow's loop options, as
 `tf.autograph.experimental.set_loop_options`.
 
-In TensorFlow the converter reads the call from the loop body; here it runs
-as a plain call at trace time (once per trace of the body, and on every
-iteration eagerly), so it checks what it is given but cannot change the loop
-already being built: options that would change the loop are refused with
-NotImplementedError rather than ignored.
+As in TensorFlow, the converter reads `maximum_iterations` from a call that
+is a statement at the top level of a `while`/`for` body and passes it to the
+loop (autograph/converter/control_flow.py, `extract_loop_options`). The rest
+of the call runs as a plain call at trace time (once per trace of the body,
+and on every iteration eagerly), so it checks what it is given but cannot
+change the loop already being built: options that would change the loop are
+refused with NotImplementedError rather than ignored.
 """
 from __future__ import annotations
 
@@ -30,13 +32,18 @@ def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterati
       change freely.
     * `parallel_iterations`, `swap_memory`: accepted and ignored (they tune
       TensorFlow's executor, not the results).
-    * `maximum_iterations`: not supported here (NotImplementedError), because
-      ignoring it would change results; use `ag.while_loop(...,
-      maximum_iterations=n)` or put the bound into the loop condition.
+    * `maximum_iterations`: the loop stops after that many iterations
+      (compiled or in Python), when the call is a statement at the top level
+      of the body of a converted loop (the converter takes the argument out of
+      the call). Anywhere else (code that is not converted, or a call nested
+      in the body) it would be ignored, which would change results, so it
+      raises NotImplementedError; use `ag.while_loop(...,
+      maximum_iterations=n)` or put the bound into the loop condition there.
     """
     if maximum_iterations is not None:
         raise NotImplementedError(
-            "set_loop_options(maximum_iterations=...) is not supported in converted loops; use "
+            "set_loop_options(maximum_iterations=...) is only honoured as a statement at the top "
+            "level of the body of a converted loop (in an ag.function); elsewhere use "
             "ag.while_loop(cond, body, loop_vars, maximum_iterations=n) or add `and i < n` to the "
             "loop condition")
     if parallel_iterations is not None and (isinstance(parallel_iterations, bool) or

@@ -89,7 +89,8 @@ class ConcreteFunction:
         argument and the Python value the trace baked in elsewhere, nested
         as the function's parameters are (`*args` spread into `args`,
         `**kwargs` merged into `kwargs`)."""
-        params = nest.unflatten(self._arg_treedef, self._arg_leaves)
+        from .method import unwrap_leaf
+        params = nest.unflatten(self._arg_treedef, [unwrap_leaf(x) for x in self._arg_leaves])
         args, kwargs = [], {}
         for p, value in zip(self._signature.parameters.values(), params):
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
@@ -212,6 +213,7 @@ class ConcreteFunction:
         return [self._check_input(k, x) for k, x in enumerate(given)]
 
     def _match_all_arguments(self, args, kwargs) -> Optional[list]:
+        from .method import unwrap_leaf
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError:
@@ -224,7 +226,7 @@ class ConcreteFunction:
         for leaf, traced in zip(leaves, self._arg_leaves):
             if isinstance(traced, TensorSpec):
                 out.append(leaf)
-            elif not _same_python_value(leaf, traced):
+            elif not _same_python_value(leaf, unwrap_leaf(traced)):
                 if len(args) + len(kwargs) == len(self._tensor_positions):
                     return None  # maybe a tensors-only call; try that reading
                 raise InvalidArgumentError(

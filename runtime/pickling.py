@@ -51,6 +51,8 @@ import uuid
 import weakref
 from typing import Any, Dict, List, Optional
 
+from .method import unwrap_leaf
+
 __all__ = ["reduce_polymorphic", "reduce_concrete", "UnpicklingError"]
 
 _PYTHON = tuple(sys.version_info[:2])
@@ -364,7 +366,7 @@ def reduce_concrete(cf) -> tuple:
         "graph": _graph_payload(cf.graph),
         "raw_graph": None if raw is None or raw is cf.graph else _graph_payload(raw),
         "signature": _plain_signature(cf._signature),
-        "arg_leaves": cf._arg_leaves,
+        "arg_leaves": [unwrap_leaf(x) for x in cf._arg_leaves],   # WeakLeaf: the object
         "arg_treedef": cf._arg_treedef,
         "output_template": cf._output_template,
         "output_treedef": cf._output_treedef,

@@ -34,6 +34,8 @@ def convert_node(node: gast.AST, filename: str, function: str) -> gast.AST:
         node = continue_statements.transform(node, namer)
         node = return_statements.transform(node, namer)
     node = slices.transform(node)
+    if isinstance(node, gast.FunctionDef):
+        control_flow.extract_loop_options(node)
     node = call_trees.transform(node)
     if isinstance(node, gast.FunctionDef):
         node = control_flow.transform(node, namer)

@@ -28,7 +28,9 @@ import gast
 from . import composites, templates
 from .liveness import EXTRA_TEST_ATTR, analyze_function
 
-__all__ = ["transform"]
+__all__ = ["transform", "extract_loop_options"]
+
+LOOP_OPTIONS_ATTR = "__ag_loop_options"
 
 _CONTROL = (gast.If, gast.While, gast.For)
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ClassDef)
@@ -270,10 +272,10 @@ class _ControlFlowTransformer(gast.NodeTransformer):
         test_def = templates.replace("def test_name():\n    return test",
                                      test_name=test_name, test=node.test)
         call = templates.replace(
-            "ag__.while_stmt(test, body, get_state, set_state, names, {})",
+            "ag__.while_stmt(test, body, get_state, set_state, names, opts)",
             test=templates.name(test_name), body=templates.name(body_name),
             get_state=templates.name(get_name), set_state=templates.name(set_name),
-            names=self._names_tuple(names))
+            names=self._names_tuple(names), opts=_opts(node))
         out = state_defs + body_def + test_def + call
         return templates.copy_missing_locations(out, node)
 
@@ -294,8 +296,7 @@ class _ControlFlowTransformer(gast.NodeTransformer):
             extra_defs = templates.replace("def extra_name():\n    return extra",
                                            extra_name=extra_name, extra=extra)
             extra_ref = templates.name(extra_name)
-        opts = gast.Dict(keys=[templates.const("iterate_names")],
-                         values=[templates.const(_unparse(node.target))])
+        opts = _opts(node, ["iterate_names"], [templates.const(_unparse(node.target))])
         call = templates.replace(
             "ag__.for_stmt(iter_, extra, body, get_state, set_state, names, opts)",
             iter_=node.iter, extra=extra_ref, body=templates.name(body_name),
@@ -318,6 +319,52 @@ def _flatten(items) -> List[gast.stmt]:
             continue
         out.extend(item if isinstance(item, list) else [item])
     return out
+
+
+def _is_set_loop_options(stmt) -> bool:
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+        return False
+    func = stmt.value.func
+    name = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+    return name == "set_loop_options"
+
+
+def extract_loop_options(node: gast.AST) -> gast.AST:
+    """Take `maximum_iterations=` out of `set_loop_options(...)` calls at the top
+    level of each loop body (as TensorFlow's directives do) and record it on the
+    loop, for `visit_While`/`visit_For` to pass to the loop operator.
+
+    Runs before the calls are routed through `converted_call`. The call stays
+    (it checks the other options); a call elsewhere keeps `maximum_iterations`
+    and refuses it when it runs.
+    """
+    for loop in gast.walk(node):
+        if not isinstance(loop, (gast.While, gast.For)):
+            continue
+        for stmt in loop.body:
+            if not _is_set_loop_options(stmt):
+                continue
+            call = stmt.value
+            if len(call.args) >= 3:            # (parallel_iterations, swap_memory, maximum_iterations, ...)
+                expr = call.args[2]
+                call.args[2] = gast.Constant(value=None, kind=None)
+                gast.copy_location(call.args[2], expr)
+            else:
+                kw = [k for k in call.keywords if k.arg == "maximum_iterations"]
+                if not kw:
+                    continue
+                expr = kw[0].value
+                call.keywords = [k for k in call.keywords if k.arg != "maximum_iterations"]
+            setattr(loop, LOOP_OPTIONS_ATTR, {"maximum_iterations": expr})
+    return node
+
+
+def _opts(node, base_keys=(), base_values=()):
+    keys, values = [templates.const(k) for k in base_keys], list(base_values)
+    for k, v in getattr(node, LOOP_OPTIONS_ATTR, {}).items():
+        keys.append(templates.const(k))
+        values.append(v)
+    return gast.Dict(keys=keys, values=values)
 
 
 def transform(node: gast.AST, namer) -> gast.AST:

@@ -167,7 +167,43 @@ def _is_eager_tensor(value) -> bool:
     return hasattr(value, "_array") or isinstance(value, (np.ndarray, np.generic))
 
 
-def _py_while(first_test, test, body):
+def _max_iterations(opts):
+    """The loop's `maximum_iterations` (from `set_loop_options`): None, a
+    Python int, or a traced int scalar tensor."""
+    n = (opts or {}).get("maximum_iterations")
+    if n is None:
+        return None
+    if _tracer.is_traced(n):
+        if n.shape not in ((), None) or not n.dtype.is_integer:
+            raise _tracer.located(TypeError(
+                f"set_loop_options: maximum_iterations must be an int scalar, got a "
+                f"{n.dtype.name} tensor of shape {n.shape}"))
+        return n
+    import numbers
+    import numpy as np
+    if _is_eager_tensor(n):
+        n = np.asarray(n)
+        if n.shape != () or n.dtype.kind not in "iu":
+            raise _tracer.located(TypeError(
+                f"set_loop_options: maximum_iterations must be an int scalar, got {n!r}"))
+        n = int(n)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise _tracer.located(TypeError(
+            f"set_loop_options: maximum_iterations must be an int, got {type(n).__name__} {n!r}"))
+    return int(n)
+
+
+def _python_max(limit):
+    """`maximum_iterations` for a loop that runs in Python (it must be known now)."""
+    if _tracer.is_traced(limit):
+        raise _tracer.located(NotImplementedError(
+            "set_loop_options: a traced maximum_iterations cannot bound a loop that runs in "
+            "Python at trace time; make the loop a compiled one (a tensor condition, or "
+            "`ag.range`) or give a Python int"))
+    return limit
+
+
+def _py_while(first_test, test, body, limit=None):
     value = first_test
     # A loop whose condition is an eager tensor (computed from values captured
     # from outside the function) runs in Python while tracing; if its value
@@ -195,6 +231,10 @@ def _py_while(first_test, test, body):
                 "`while i < n` with a tensor `n` instead of `while True` and a break)"))
         if not value:
             return
+        if limit is not None:
+            if limit <= 0:
+                return
+            limit -= 1
         body()
         value = test()
 
@@ -203,7 +243,7 @@ def _run_while(cond_fn, body_fn, init, names, opts):
     """Trace a compiled loop from the loop variables' values `init`; returns their final values."""
     return tuple(_tracer.control_flow().while_loop(
         cond_fn, body_fn, tuple(init), names=tuple(names),
-        maximum_iterations=(opts or {}).get("maximum_iterations")))
+        maximum_iterations=_max_iterations(opts)))
 
 
 def _staged_while(test, body, get_state, set_state, names, opts):
@@ -228,7 +268,7 @@ def while_stmt(test: Callable, body: Callable, get_state: Callable, set_state: C
         with staged("`while`"):
             _staged_while(test, body, get_state, set_state, names, opts)
     else:
-        _py_while(first, test, body)
+        _py_while(first, test, body, _python_max(_max_iterations(opts)))
 
 
 # -------------------------------------------------------------------------- for
@@ -251,7 +291,7 @@ def _warn_unrolled(count_hint: int) -> None:
         registry=frame.f_globals.setdefault("__warningregistry__", {}) if frame else None)
 
 
-def _py_for(iterable, extra_test, body):
+def _py_for(iterable, extra_test, body, limit=None):
     if isinstance(iterable, range) and len(iterable) > UNROLL_WARNING_THRESHOLD:
         if _tracing_active():
             _warn_unrolled(len(iterable))
@@ -272,6 +312,8 @@ def _py_for(iterable, extra_test, body):
                     "tensor instead"))
             if not go:
                 return
+        if limit is not None and count >= limit:
+            return
         try:
             item = next(it)
         except StopIteration:
@@ -360,7 +402,7 @@ def for_stmt(iterable, extra_test: Optional[Callable], body: Callable, get_state
         with staged("`for`"):
             _staged_for(iterable, extra_test, body, get_state, set_state, names, opts)
         return
-    _py_for(iterable, extra_test, body)
+    _py_for(iterable, extra_test, body, _python_max(_max_iterations(opts)))
 
 
 def _staged_for(iterable, extra_test, body, get_state, set_state, names, opts) -> None:

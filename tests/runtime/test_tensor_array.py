@@ -322,3 +322,85 @@ def _grow_kernel(owned):
             return bind("grow", src, n), x
         _GROW[owned] = compile_fn(fn, T("int32", (None, 3)), T("int64"))
     return _GROW[owned]
+
+
+# ---------------------------------------------------------------- arrays of stacked arrays (issue 10)
+
+def _grid(xs, ys):
+    rows = ag.TensorArray(ag.int32, size=0, dynamic_size=True)
+    for j in ag.range(ag.size(ys)):
+        row = ag.TensorArray(ag.int32, size=0, dynamic_size=True)
+        for i in ag.range(ag.size(xs)):
+            row = row.write(i, ag.cast(xs[i] + ys[j] > 0, ag.int32))
+        rows = rows.write(j, row.stack())
+    return rows.stack()
+
+
+@pytest.mark.parametrize("nx,ny", [(4, 3), (1, 1), (7, 2), (3, 9)])
+def test_array_of_stacked_rows_matches_numpy(nx, ny):
+    xs, ys = np.linspace(-1, 1, nx), np.linspace(-1, 1, ny)
+    want = (xs[None, :] + ys[:, None] > 0).astype(np.int32)
+    got = ag.function(_grid)(xs, ys)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    eager = _grid(ag.constant(xs), ag.constant(ys))
+    np.testing.assert_array_equal(np.asarray(eager), want)
+
+
+def test_array_of_stacked_rows_zero_rows():
+    got = ag.function(_grid)(np.linspace(-1, 1, 4), np.zeros(0))
+    assert np.asarray(got).shape[0] == 0
+
+
+def _mandelbrot(re, im, max_iter):
+    rows = ag.TensorArray(ag.int32, size=0, dynamic_size=True)
+    for j in ag.range(ag.size(im)):
+        row = ag.TensorArray(ag.int32, size=0, dynamic_size=True)
+        for i in ag.range(ag.size(re)):
+            zr = ag.constant(0.0, ag.float64)
+            zi = ag.constant(0.0, ag.float64)
+            n = 0
+            for k in ag.range(max_iter):
+                if zr * zr + zi * zi > 4.0:
+                    break
+                zr, zi = zr * zr - zi * zi + re[i], 2.0 * zr * zi + im[j]
+                n += 1
+            row = row.write(i, n)
+        rows = rows.write(j, row.stack())
+    return rows.stack()
+
+
+def _mandelbrot_numpy(re, im, max_iter):
+    out = np.zeros((len(im), len(re)), np.int32)
+    for j, y in enumerate(im):
+        for i, x in enumerate(re):
+            zr = zi = 0.0
+            n = 0
+            for _ in range(max_iter):
+                if zr * zr + zi * zi > 4.0:
+                    break
+                zr, zi = zr * zr - zi * zi + x, 2.0 * zr * zi + y
+                n += 1
+            out[j, i] = n
+    return out
+
+
+def test_mandelbrot_grid_with_break():
+    re, im = np.linspace(-2.0, 0.5, 9), np.linspace(-1.2, 1.2, 5)
+    want = _mandelbrot_numpy(re, im, 20)
+    got = ag.function(_mandelbrot)(re, im, np.int32(20))
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert want.min() < want.max()      # both escaping and bounded points
+
+
+def test_array_of_rows_written_in_a_branch():
+    @ag.function
+    def f(xs, flag):
+        rows = ag.TensorArray(ag.float64, size=0, dynamic_size=True)
+        if flag > 0:
+            rows = rows.write(0, xs * 2.0)
+        rows = rows.write(1, xs + 1.0)
+        return rows.stack()
+
+    xs = np.arange(3.0)
+    np.testing.assert_array_equal(np.asarray(f(xs, 1)), np.stack([xs * 2, xs + 1]))
+    np.testing.assert_array_equal(np.asarray(f(xs, 0)), np.stack([np.zeros(3), xs + 1]))

@@ -261,7 +261,7 @@ def test_set_loop_options_shape_invariants_are_checked():
             run(ag.zeros([3]))
 
 
-def test_set_loop_options_maximum_iterations_is_refused_not_ignored():
+def test_set_loop_options_maximum_iterations_outside_converted_loops_is_refused():
     def f(n):
         i = 0
         while i < n:
@@ -269,9 +269,92 @@ def test_set_loop_options_maximum_iterations_is_refused_not_ignored():
             i += 1
         return i
 
-    for run in (f, ag.function(f)):
-        with pytest.raises(NotImplementedError, match=r"maximum_iterations=n\) or add `and i < n`"):
-            run(ag.constant(5))
+    # Not converted, the call cannot bound the loop: refused rather than ignored.
+    with pytest.raises(NotImplementedError, match=r"maximum_iterations=n\) or add `and i < n`"):
+        f(ag.constant(5))
+
+
+def _bounded_while(n, m):
+    i = 0
+    s = 0
+    while i < n:
+        ag.autograph.experimental.set_loop_options(maximum_iterations=m)
+        s += i * i
+        i += 1
+    return i, s
+
+
+def _anded_while(n, m):
+    i = 0
+    s = 0
+    k = 0
+    while i < n and k < m:
+        s += i * i
+        i += 1
+        k += 1
+    return i, s
+
+
+def _bounded_for(n, m):
+    s = 0.0
+    for k in ag.range(n):
+        ag.autograph.experimental.set_loop_options(parallel_iterations=4, maximum_iterations=m)
+        s += ag.cast(k, ag.float32) + 0.5
+    return s
+
+
+def _anded_for(n, m):
+    s = 0.0
+    j = 0
+    for k in ag.range(n):
+        if j >= m:
+            break
+        s += ag.cast(k, ag.float32) + 0.5
+        j += 1
+    return s
+
+
+def _vals(out):
+    return [np.asarray(v).item() for v in (out if isinstance(out, tuple) else (out,))]
+
+
+@pytest.mark.parametrize("n,m", [(10, 3), (2, 3), (0, 3), (5, 0), (4, 4)])
+@pytest.mark.parametrize("fns", [(_bounded_while, _anded_while), (_bounded_for, _anded_for)])
+def test_set_loop_options_maximum_iterations_bounds_the_loop(n, m, fns):
+    from autograph.impl import convert
+    bounded, anded = fns
+    want = _vals(ag.function(anded)(ag.constant(n), ag.constant(m)))
+    assert want == _vals(convert(anded)(n, m))
+    # compiled, with a Python int, an eager tensor and a traced tensor as the bound
+    assert _vals(ag.function(bounded)(ag.constant(n), m)) == want
+    assert _vals(ag.function(lambda a: bounded(a, ag.constant(m)))(ag.constant(n))) == want
+    assert _vals(ag.function(bounded)(ag.constant(n), ag.constant(m))) == want
+    # eager (converted, loops run in Python)
+    assert _vals(convert(bounded)(ag.constant(n), m)) == want
+
+
+def test_set_loop_options_maximum_iterations_bounds_python_loops():
+    @ag.function
+    def f(x):
+        s = x
+        for _ in range(10):                       # unrolled at trace time
+            ag.autograph.experimental.set_loop_options(maximum_iterations=3)
+            s = s + 1.0
+        return s
+
+    assert float(f(ag.constant(0.0))) == 3.0
+
+    def g(m):
+        i = 0
+        while True:
+            ag.autograph.experimental.set_loop_options(maximum_iterations=m)
+            i += 1
+        return i
+
+    from autograph.impl import convert
+    assert convert(g)(4) == 4
+    with pytest.raises(TypeError, match="maximum_iterations must be an int"):
+        convert(g)(2.5)
 
 
 def test_tensor_shape_works_where_shapes_are_taken():

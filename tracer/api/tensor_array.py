@@ -282,7 +282,7 @@ class TensorArray:
         if isinstance(data, PendingElements):
             data = data.buffer_for(self, value)
         if not self._presized:
-            data = bind("grow", data, need)
+            data = bind("grow", self._adopt_shape(data, value), need)
         data = bind("set_item", data, value, i, spec=("i",))
         written = self._written
         if self._dynamic:
@@ -366,6 +366,30 @@ class TensorArray:
             raise ValueError(f"{what}: the TensorArray's elements have shape {_fmt(expected)}, "
                              f"got a value of shape {_fmt(shape)}")
         return value
+
+    def _adopt_shape(self, data, value):
+        """`data`, or, when it has no rows yet, an empty buffer of `value`'s shape.
+
+        A buffer whose element dims are unknown at trace time may be an empty
+        placeholder (a compiled loop's start value, a branch that wrote
+        nothing) whose element dims are 0: the first element written gives
+        them. An empty buffer relabelled costs nothing (reshape takes it over).
+        """
+        dshape, vshape = data.shape, value.shape
+        if dshape is None or vshape is None or len(dshape) != len(vshape) + 1:
+            return data
+        if all(d is not None for d in dshape[1:]):
+            return data
+        from .construct import dim
+        cap = _i32(dim(data, 0))
+        empty = bind("equal", cap, np.asarray(0, np.int32))
+        dims = []
+        for k, d in enumerate(dshape[1:]):
+            if d is not None:
+                dims.append(np.asarray(d, np.int32))
+            else:
+                dims.append(bind("where", empty, _i32(dim(value, k)), _i32(dim(data, k + 1))))
+        return bind("reshape", data, cap, *dims)
 
     def _empty_like(self, value):
         """An empty buffer [0, *value.shape] for the first element written."""
