@@ -11,7 +11,7 @@ from autograph.tracer.core.ir import Graph
 from autograph.tracer.core.types import as_dtype, format_shape, shape_compatible
 
 from .plan import CallPlan, NativeEntries, OutputSlot, native_dispatch
-from .signature import bind_arguments, is_tensor_leaf, refuse_masked
+from .signature import is_tensor_leaf, refuse_masked
 from .spec import TensorSpec
 
 __all__ = ["ConcreteFunction", "OutputSlot"]

@@ -1,8 +1,7 @@
 """`TensorSpec`: the dtype and (partial) shape a tensor argument must have."""
 from __future__ import annotations
 
-from autograph.tracer.core.types import (DType, TensorType, as_dtype, float32, format_shape,
-    shape_compatible)
+from autograph.tracer.core.types import (DType, TensorType, as_dtype, float32, shape_compatible)
 
 __all__ = ["TensorSpec"]
 
