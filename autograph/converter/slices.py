@@ -1,7 +1,9 @@
 """Item assignment as a functional update (API.md section 2).
 
 `x[i] = v` becomes `x = ag__.set_item(x, i, v)` and `x[i] += v` becomes
-`x = ag__.aug_set_item(x, i, 'iadd', v)`, so the *name* `x` is rebound.
+`x = ag__.aug_set_item(x, i, 'iadd', v)`, so the *name* `x` is rebound;
+a chain `x[i][j] = v` (NumPy users' spelling) becomes
+`x = ag__.set_item_chain(x, (i, j), v)`.
 That makes the update visible to the static analysis as an assignment of
 `x`, which is how an array updated inside a compiled loop or branch becomes
 a loop variable or branch output. Only targets of the form `name[key]` are
@@ -46,6 +48,24 @@ def _rewritable(target) -> bool:
     return (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name))
 
 
+def _chain(target):
+    """(name, [key1, ..., keyN]) for a target `name[key1]...[keyN]` with N >= 2
+    (NumPy users' `a[i][j] = v`), else None."""
+    keys = []
+    node = target
+    while isinstance(node, gast.Subscript):
+        keys.append(node.slice)
+        node = node.value
+    if len(keys) < 2 or not isinstance(node, gast.Name):
+        return None
+    return node, keys[::-1]
+
+
+def _keys_expr(keys):
+    """The keys of a chain as one tuple expression (slices become values)."""
+    return gast.Tuple(elts=[_key_expr(k) for k in keys], ctx=gast.Load())
+
+
 def _local_names(fn) -> set:
     """Names local to function `fn`: its parameters and the names it assigns
     (not those it declares global/nonlocal). Nested functions are not entered."""
@@ -84,8 +104,27 @@ class _SliceTransformer(gast.NodeTransformer):
     def _is_local(self, name: str) -> bool:
         return not self.scopes or name in self.scopes[-1]
 
+    def _chained(self, node, target, call: str, **extra):
+        """`name[k1]...[kN] (op)= value` on a local name: `name` rebound to
+        `ag__.<call>(name, (k1, ..., kN), ...)` (keys evaluated once)."""
+        chain = _chain(target)
+        if chain is None or not self._is_local(chain[0].id):
+            return None
+        base, keys = chain
+        original = copy.deepcopy(target)
+        new = templates.replace(
+            call, x=base.id, x_load=templates.name(base.id, generated=False),
+            keys=_keys_expr(keys), **extra)
+        return _marked(templates.copy_missing_locations(new, node), original)
+
     def visit_Assign(self, node):
         self.generic_visit(node)
+        if len(node.targets) == 1:
+            chained = self._chained(node, node.targets[0],
+                                    "x = ag__.set_item_chain(x_load, keys, value)",
+                                    value=node.value)
+            if chained is not None:
+                return chained
         if len(node.targets) != 1 or not _rewritable(node.targets[0]):
             return node
         target = node.targets[0]
@@ -107,6 +146,12 @@ class _SliceTransformer(gast.NodeTransformer):
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
+        if type(node.op) in AUG_OPS:
+            chained = self._chained(
+                node, node.target, "x = ag__.aug_set_item_chain(x_load, keys, op, value)",
+                op=templates.const(AUG_OPS[type(node.op)]), value=node.value)
+            if chained is not None:
+                return chained
         if not _rewritable(node.target) or type(node.op) not in AUG_OPS:
             return node
         target = node.target

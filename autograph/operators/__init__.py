@@ -11,13 +11,15 @@ from .lists import list_append
 from .write_notes import note_write
 from .logical import and_, compare_chain, in_, not_, not_in, or_
 from .py_builtins import RangeMarker, len_, range_, slice_
-from .slices import aug_set_item, aug_value, set_item, set_item_captured
+from .slices import (aug_set_item, aug_set_item_chain, aug_value, set_item, set_item_captured,
+                     set_item_chain)
 from .variables import Undefined, UndefinedReturnValue, ld, retval
 
 __all__ = [
     "converted_call", "if_stmt", "if_exp", "while_stmt", "for_stmt", "and_", "or_",
     "not_", "compare_chain", "range_", "len_", "slice_", "RangeMarker", "set_item",
-    "aug_set_item", "aug_value", "set_item_captured", "Undefined", "UndefinedReturnValue", "ld", "retval",
+    "aug_set_item", "aug_value", "set_item_captured", "set_item_chain", "aug_set_item_chain",
+    "Undefined", "UndefinedReturnValue", "ld", "retval",
     "ld_composite", "store_composite", "NOT_STATE", "assert_stmt", "caught", "in_", "not_in",
     "list_append", "note_write",
 ]

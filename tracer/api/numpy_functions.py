@@ -270,13 +270,15 @@ def _one_axis(op: str, axis, rank) -> int:
 @locate_errors
 def np_diff(a, n=1, axis=-1, prepend=NO, append=NO):
     """NumPy's `diff`: the n-th discrete difference `a[i+1] - a[i]` along `axis`
-    (for bools, `a[i+1] != a[i]`). `n` must be a non-negative Python int."""
-    reject("diff", prepend=prepend, append=append)
+    (for bools, `a[i+1] != a[i]`). `n` must be a non-negative Python int;
+    `prepend`/`append` are joined along `axis` first (a scalar as one slice)."""
+    from .numpy_statistics import diff_edges   # it builds on this module
     x = _operand("diff", a)
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise ValueError(f"diff: order n must be a non-negative int, got {n!r}")
     ax = _one_axis("diff", axis, rank_of(x))
     rank = rank_of(x)
+    x = diff_edges(x, ax, prepend, append)
     for _ in builtins.range(int(n)):
         hi = getitem(x, _axis_slice(rank, ax, builtins.slice(1, None)))
         lo = getitem(x, _axis_slice(rank, ax, builtins.slice(None, -1)))

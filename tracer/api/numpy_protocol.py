@@ -34,7 +34,7 @@ from . import numpy_creation, numpy_functions as nf, numpy_linalg
 from .numpy_functions import Unsupported
 from .shaping import expand_dims, reshape
 from .sorting import argwhere, nonzero
-from . import numpy_kernels, numpy_stacking
+from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
 from ..core.location import user_location
 from ..tracing.symbolic import SymbolicTensor, current_builder
 
@@ -248,6 +248,10 @@ NUMPY_ONLY = {
     **numpy_kernels.FUNCTIONS,
     # hstack, vstack, column_stack, atleast_1d, atleast_2d
     **numpy_stacking.FUNCTIONS,
+    # median, quantile, percentile, ptp, nansum/nanmean/nanmax/nanmin, meshgrid, broadcast_to
+    **numpy_statistics.FUNCTIONS,
+    # unique, einsum
+    **numpy_setops.FUNCTIONS,
 }
 
 # NumPy functions outside NumPy's main namespace, by identity.
