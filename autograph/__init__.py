@@ -19,7 +19,7 @@ from autograph.tracer.tracing.control_flow import cond, while_loop
 from autograph.tracer.api.tensor_array import TensorArray
 from autograph.tracer.api.toplevel import *  # noqa: F401,F403  (the op functions)
 from autograph.tracer.api.toplevel import __all__ as _op_functions
-from autograph.tracer.api import math, nn, random, bitwise  # noqa: F401
+from autograph.tracer.api import math, nn, random, bitwise, linalg  # noqa: F401
 from autograph.runtime.tensor import Tensor, constant, convert_to_tensor
 from autograph.runtime.spec import TensorSpec
 from autograph.runtime.polymorphic import PolymorphicFunction, function
@@ -44,7 +44,7 @@ __version__ = "0.1.0"
 __all__ = [*_op_functions,
            "DType", "as_dtype", "bool", "int32", "int64", "float32", "float64", "string", "cond",
            "int8", "int16", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128",
-           "while_loop", "TensorArray", "math", "nn", "random", "bitwise", "Tensor", "constant",
+           "while_loop", "TensorArray", "math", "nn", "random", "bitwise", "linalg", "Tensor", "constant",
            "convert_to_tensor", "TensorSpec", "PolymorphicFunction", "function", "ConcreteFunction",
            "Variable", "Module", "keras", "to_code", "do_not_convert", "config", "errors", "debugging",
            "TensorShape", "name_scope", "GradientTape",

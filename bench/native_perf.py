@@ -84,7 +84,7 @@ def _cases():
 
     for dt in (np.float64, np.float32):
         v = (rng.random(100_000) * 4 + 0.01).astype(dt)
-        for name in ("exp", "log", "log1p", "expm1", "tanh"):
+        for name in ("exp", "log", "log1p", "expm1", "tanh", "sin", "cos", "tan"):
             f = _unary(ag, name)
             out.append((f"{name} 100k {np.dtype(dt).name}", f, getattr(np, name), (v,)))
 

@@ -109,7 +109,9 @@ class PolymorphicFunction:
     one on a miss. Calls that hit the cache run through a native fast path.
 
     Attributes:
-        tracing_count: how many traces this function has made so far.
+        tracing_count: how many traces this function has made so far (a
+            first call served by the disk cache's warm-start index,
+            `autograph.runtime.warm_start`, counts as the trace it skips).
         python_function: the original Python function.
         input_signature: the signature given, or None.
 
@@ -263,12 +265,21 @@ class PolymorphicFunction:
             if r is not NotImplemented:
                 self._native_call = self._fast.recent[0]
                 return r
+        if not kwargs:
+            # A fresh process's first call of this signature: from the warm-start index, without
+            # converting or tracing (autograph.runtime.warm_start), when it has a record.
+            from . import warm_start
+            r = warm_start.call(self, args)
+            if r is not NotImplemented:
+                self._calls += 1
+                return r
         self._calls += 1
         cf, arrays = self._lookup(args, kwargs)
         result = cf._run(arrays)
         from . import fastpath
         if not kwargs:
             self._native_call = fastpath.learn(self._fast, cf, args)
+            warm_start.record(self, cf, args)
         else:
             self._native_kw = fastpath.learn_keywords(self._fast, cf, args, kwargs)
         return result
@@ -381,6 +392,8 @@ class PolymorphicFunction:
         return self._converted
 
     def _trace(self, leaves, treedef, relaxed_shapes) -> ConcreteFunction:
+        from . import warm_start
+        fingerprint = warm_start.before_trace(self)   # globals as this trace sees them
         fn = self._traceable()
         names = leaf_names(self._signature, treedef, leaves)
         builder = GraphBuilder(self._name)
@@ -406,7 +419,8 @@ class PolymorphicFunction:
                     traced_leaves.append(leaf)
             values = nest.unflatten(treedef, traced_leaves)
             bound = inspect.BoundArguments(self._signature, dict(zip(self._signature.parameters, values)))
-            self.tracing_count += 1
+            if not warm_start.replays(self, leaves, treedef):   # (a warm start counted it already)
+                self.tracing_count += 1
             t0 = time.perf_counter()
             out = fn(*bound.args, **bound.kwargs)
             out_leaves, out_def = nest.flatten(out)
@@ -431,9 +445,11 @@ class PolymorphicFunction:
             if log.isEnabledFor(SOURCE):
                 log.log(SOURCE, "IR of %s (trace #%d, after the passes):\n%s", self._name,
                         self.tracing_count, graph.format())
-        return ConcreteFunction(self._name, graph, self._signature, arg_leaves, treedef, template, out_def,
-                                boundscheck=self._boundscheck, captures=[v for v, _ in builder.captures],
-                                raw_graph=raw_graph, fastmath=self._fastmath)
+        cf = ConcreteFunction(self._name, graph, self._signature, arg_leaves, treedef, template, out_def,
+                              boundscheck=self._boundscheck, captures=[v for v, _ in builder.captures],
+                              raw_graph=raw_graph, fastmath=self._fastmath)
+        warm_start.after_trace(self, cf, fingerprint)
+        return cf
 
 
 def _verify(graph):

@@ -27,6 +27,7 @@ from typing import Dict, Optional, Tuple
 import gast
 
 from . import templates
+from .inplace_calls import inplace_target
 
 __all__ = ["transform"]
 
@@ -137,6 +138,8 @@ class _Notes:
                 pre += self.note(target.id, stmt)   # `u += 1` is in place in NumPy
         elif isinstance(stmt, gast.AnnAssign) and stmt.value is not None:
             self.assign(stmt.target, stmt.value)
+        elif isinstance(stmt, gast.Expr) and inplace_target(stmt) is not None:
+            pre += self.note(inplace_target(stmt), stmt)   # np.add.at(x, i, v) on an argument
         elif isinstance(stmt, (gast.For, gast.AsyncFor)):
             self.assign(stmt.target, None)
             stmt.body = self.block(stmt.body)

@@ -14,6 +14,8 @@ from .py_builtins import RangeMarker, len_, range_, slice_
 from .slices import (aug_set_item, aug_set_item_chain, aug_value, set_item, set_item_captured,
                      set_item_chain)
 from .variables import Undefined, UndefinedReturnValue, ld, retval
+from .inplace import numpy_inplace
+from .array_reads import get_item
 
 __all__ = [
     "converted_call", "if_stmt", "if_exp", "while_stmt", "for_stmt", "and_", "or_",
@@ -21,7 +23,7 @@ __all__ = [
     "aug_set_item", "aug_value", "set_item_captured", "set_item_chain", "aug_set_item_chain",
     "Undefined", "UndefinedReturnValue", "ld", "retval",
     "ld_composite", "store_composite", "NOT_STATE", "assert_stmt", "caught", "in_", "not_in",
-    "list_append", "note_write",
+    "list_append", "note_write", "numpy_inplace", "get_item",
 ]
 
 from . import advice as _advice

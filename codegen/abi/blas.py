@@ -24,12 +24,12 @@ This module imports no llvmlite (it is data shared with the JIT).
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import glob
 import os
-from typing import Iterator, Optional
-from autograph.tracer.core import forksafe
+from typing import Optional
+
+from .function_table import FunctionTable
 
 __all__ = ["TABLE_SYMBOL", "SGEMM", "DGEMM", "SGEMV", "DGEMV", "SLOTS", "ROW_MAJOR", "NO_TRANS",
            "TRANS", "TABLE", "load", "library_path", "available", "disabled"]
@@ -38,11 +38,6 @@ TABLE_SYMBOL = "autograph_blas_table"
 SGEMM, DGEMM, SGEMV, DGEMV = range(4)
 SLOTS = 4
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112     # CBLAS enum values
-
-TABLE = (ctypes.c_void_p * SLOTS)()            # never freed: kernels read it
-_found = (ctypes.c_void_p * SLOTS)()           # what `load` resolved (TABLE may be cleared)
-_lock = forksafe.lock()   # a fork child gets it back unlocked
-_state = {"loaded": False, "path": None, "disabled": 0}
 
 # name stems in slot order; each is tried with the prefixes and suffixes below
 _STEMS = ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv")
@@ -83,6 +78,12 @@ def _resolve(lib) -> Optional[list]:
     return addrs
 
 
+# The table (abi/function_table.py); `_candidates` is read at load time, so a
+# test may replace it first.
+_TABLE = FunctionTable(SLOTS, _resolve, lambda: _candidates())
+TABLE = _TABLE.table
+
+
 def load() -> Optional[str]:
     """Find the BLAS and fill `TABLE` (once per process); the library's path,
     or None when no usable BLAS was found (every slot then stays null and
@@ -90,29 +91,12 @@ def load() -> Optional[str]:
 
     Example: `load()` -> '/.../numpy.libs/libscipy_openblas64_-32a4b2a6.so'
     """
-    with _lock:
-        if not _state["loaded"]:
-            _state["loaded"] = True
-            for path in _candidates():
-                try:
-                    lib = ctypes.CDLL(path)   # already mapped by NumPy: no second copy
-                except OSError:
-                    continue
-                addrs = _resolve(lib)
-                if addrs is not None:
-                    _state["path"] = path
-                    for i, a in enumerate(addrs):
-                        _found[i] = a
-                    break
-            if not _state["disabled"]:
-                for i in range(SLOTS):
-                    TABLE[i] = _found[i]
-        return _state["path"]
+    return _TABLE.load()
 
 
 def library_path() -> Optional[str]:
     """The BLAS library compiled matmuls call, or None (none found / not loaded yet)."""
-    return _state["path"]
+    return _TABLE.library_path()
 
 
 def available() -> bool:
@@ -122,8 +106,7 @@ def available() -> bool:
     return bool(TABLE[SGEMM])
 
 
-@contextlib.contextmanager
-def disabled() -> Iterator[None]:
+def disabled():
     """While active, compiled matmuls use their own loops (the table is
     cleared; kernels read it on every call). For tests and measurements.
 
@@ -132,15 +115,4 @@ def disabled() -> Iterator[None]:
         with blas.disabled():
             f(x, w)     # the own-loop path
     """
-    with _lock:
-        _state["disabled"] += 1
-        for i in range(SLOTS):
-            TABLE[i] = None
-    try:
-        yield
-    finally:
-        with _lock:
-            _state["disabled"] -= 1
-            if not _state["disabled"]:
-                for i in range(SLOTS):
-                    TABLE[i] = _found[i]
+    return _TABLE.disabled()

@@ -1,7 +1,8 @@
 """Threads for large compiled loops: the names and data kernels and the pool share.
 
-A kernel whose fused elementwise loop (or full reduction) is large enough
-(`lowering/parallel.py`, `parallel_reduce.py`) outlines the loop into a
+A kernel whose fused elementwise loop (or reduction) is large enough
+(`lowering/parallel.py`, `parallel_reduce.py`; by rows: `parallel_rows.py`,
+`rowfuse.py`) outlines the loop into a
 *chunk function* `void chunk(ptr ctx, i64 lo, i64 hi)` and, when the i64
 at `THREADS_SYMBOL` is above 1, calls
 
@@ -9,7 +10,8 @@ at `THREADS_SYMBOL` is above 1, calls
 
 which runs the chunks [0, n) on a native thread pool (`jit/threadpool.py`,
 JIT-compiled when LLVM starts) and returns when all are done; bounds are
-multiples of `align` (64 elements for maps, 1 block for reductions). Both
+multiples of `align` (64 elements for maps, 1 block for reductions, 1 row
+or 256 columns for loops split by rows). Both
 names are resolved by symbol when code is loaded, so cached object code
 holds no address. No Python runs meanwhile.
 
@@ -28,11 +30,12 @@ import os
 
 __all__ = ["PARALLEL_FOR_SYMBOL", "THREADS_SYMBOL", "MIN_PARALLEL", "MIN_WORK", "ALIGN", "MAX_THREADS",
            "THREADS",
-           "POOL", "POOL_WORKERS", "POOL_JOBS", "POOL_CALLS", "POOL_MUTEX", "POOL_WORK",
+           "POOL", "POOL_SYMBOL", "POOL_WORKERS", "POOL_JOBS", "POOL_CALLS", "POOL_MUTEX", "POOL_WORK",
            "POOL_DONE", "configure", "num_threads", "jobs"]
 
 PARALLEL_FOR_SYMBOL = "autograph_parallel_for"
 THREADS_SYMBOL = "autograph_num_threads"
+POOL_SYMBOL = "autograph_thread_pool"   # `POOL`, reached by symbol by the pool's glue code
 # A loop is split when it has at least MIN_PARALLEL elements and at least
 # MIN_WORK / weight, where a loop's weight is 1 + its ops + 8 per costly op
 # (exp, log, division, ...: `lowering/parallel.py`): waking the workers costs

@@ -51,7 +51,10 @@ def compile_graph(graph: Graph, boundscheck: bool = True, name: Optional[str] = 
                   fastmath: bool = False) -> CompiledKernel:
     """See `autograph.codegen.compile_graph`."""
     name = name or graph.name
-    startup = ensure_started()   # timed apart: paid once per process, hit or miss
+    # LLVM starts first (timed apart: paid once per process), unless the disk cache may serve
+    # this graph without it: keys need no LLVM once the host record exists (disk_cache), and a
+    # hit loads with the object loader (engine.load_object); a miss starts it below.
+    startup = 0.0 if cache.enabled() and not cache.key_needs_llvm() else ensure_started()
     t0 = time.perf_counter()
     key = cache.graph_key(graph, boundscheck, fastmath)   # also without the disk cache: see _LOADED
     if key is not None:
@@ -64,6 +67,8 @@ def compile_graph(graph: Graph, boundscheck: bool = True, name: Optional[str] = 
         if kernel is not None:
             return kernel
     symbol = cache.keyed_symbol(name, key) if disk else unique_name(name)
+    t_key = time.perf_counter()
+    startup += ensure_started()
     t1 = time.perf_counter()
     ir_text, errors = _lower(graph, symbol, boundscheck, fastmath)
     t2 = time.perf_counter()
@@ -73,17 +78,20 @@ def compile_graph(graph: Graph, boundscheck: bool = True, name: Optional[str] = 
     if startup:
         timings["llvm_start"] = startup
     if disk:
-        timings["cache_key"] = t1 - t0
+        timings["cache_key"] = t_key - t0
         cache.store(key, graph, symbol, jm.object_code, errors, timings)
         jm.object_code = None  # the engine has its own copy
     _remember(key, jm, errors, graph)
     # INFO with the stage timings; a WARNING when slow (autograph.codegen.jit.progress).
-    report_compile(name, graph, timings, time.perf_counter() - t0 + startup)
+    report_compile(name, graph, timings, time.perf_counter() - t0 - (t1 - t_key) + startup)
     return CompiledKernel(graph, jm, errors, name, timings)
 
 
 def _from_cache(graph: Graph, key: str, name: str, boundscheck: bool, t0: float,
-                startup: float, fastmath: bool = False) -> Optional[CompiledKernel]:
+                startup: float, fastmath: bool = False, interface_only: bool = False) -> Optional[CompiledKernel]:
+    # `interface_only` (load_kernel): `graph` has the inputs and outputs but no ops; the real
+    # graph, needed to lower again for inspection, comes with the first compile of it that
+    # reuses this code (_loaded).
     entry = cache.load(key, graph, name)
     if entry is None:
         return None
@@ -99,17 +107,45 @@ def _from_cache(graph: Graph, key: str, name: str, boundscheck: bool, t0: float,
     t2 = time.perf_counter()
     symbol = entry.symbol
 
+    real = [None if interface_only else graph]
+
     def regenerate() -> str:
         # Inspection of cached code (llvm_ir, asm): lower again under the same symbol.
-        return _lower(graph, symbol, boundscheck, fastmath)[0]
+        if real[0] is None:
+            raise RuntimeError(f"the code of {name} was loaded without its graph (warm start): "
+                               "inspect the kernel of a ConcreteFunction instead")
+        return _lower(real[0], symbol, boundscheck, fastmath)[0]
 
     timings = {"cache_key": t1 - t0, "cache_load": t2 - t1}
     if startup:
         timings["llvm_start"] = startup
     jm = JitModule(library, symbol, None, timings, regenerate=regenerate, origin="disk-cache")
-    _remember(key, jm, entry.errors, graph)
+    if interface_only:
+        jm.awaiting_graph = real
+    _remember(key, jm, entry.errors, None if interface_only else graph)
     report_compile(name, graph, timings, t2 - t0 + startup, cached=True)
     return CompiledKernel(graph, jm, entry.errors, name, timings)
+
+
+def load_kernel(key: str, interface: Graph, name: str, boundscheck: bool = True,
+                fastmath: bool = False) -> Optional[CompiledKernel]:
+    """The kernel of disk-cache entry `key`, or None (no such entry, or it failed a check).
+
+    For the warm start (`autograph.runtime.warm_start`), which knows the key
+    without tracing: `interface` is a graph with the kernel's inputs and
+    outputs and no ops (the entry's types are checked against it). The code
+    is shared through `_LOADED` like any other: a later trace of the real
+    graph reuses it, and from then on it can be inspected (`llvm_ir`).
+    """
+    global REUSED
+    if not cache.enabled():
+        return None
+    jm = _LOADED.get(key)
+    if jm is not None:   # loaded already (another function with the same graph): no second copy
+        REUSED += 1
+        return CompiledKernel(interface, jm, jm.errors, name, {"cache_key": 0.0})
+    return _from_cache(interface, key, name, boundscheck, time.perf_counter(), 0.0, fastmath,
+                       interface_only=True)
 
 
 def _glue(symbol: str) -> Tuple[str, str]:
@@ -139,6 +175,7 @@ KERNEL_STATE_OPS = frozenset({"random_uniform", "random_normal", "random_uniform
 
 def _remember(key: Optional[str], jm: JitModule, errors, graph: Optional[Graph] = None) -> None:
     jm.errors = errors
+    jm.cache_key = key   # the disk-cache key of this code (the warm-start index points at it)
     if key is None:
         return
     if graph is not None and any(op.name in KERNEL_STATE_OPS for op in graph.walk()):
@@ -152,5 +189,8 @@ def _loaded(graph: Graph, key: str, name: str, t0: float) -> Optional[CompiledKe
     if jm is None:
         return None
     REUSED += 1
+    waiting = getattr(jm, "awaiting_graph", None)
+    if waiting is not None and waiting[0] is None:
+        waiting[0] = graph   # code loaded by the warm start: now it can be lowered again for inspection
     timings = {"cache_key": time.perf_counter() - t0}
     return CompiledKernel(graph, jm, jm.errors, name, timings)

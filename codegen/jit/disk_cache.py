@@ -1,11 +1,12 @@
 """The disk cache of compiled native code.
 
 A fresh process that calls a function it has called before re-runs
-conversion and tracing (they are cheap and decide *which* graph is needed)
-but skips lowering, LLVM optimisation and machine-code generation: the
-object file the JIT produced last time is read back and loaded as a library
-of its own (`autograph.codegen.jit.engine.load_object`, ~1 ms with the read),
-freed like compiled code when nothing refers to it.
+conversion and tracing (they decide *which* graph is needed; the call index
+described below lets hermetic functions skip them too) but skips lowering,
+LLVM optimisation and machine-code generation: the object file the JIT
+produced last time is read back and loaded as a library of its own
+(`autograph.codegen.jit.engine.load_object`, ~1 ms with the read), freed
+like compiled code when nothing refers to it.
 
 The key: what the code is made from, not where it came from
 ------------------------------------------------------------
@@ -26,6 +27,12 @@ An entry is keyed by the SHA-256 of
 * the llvmlite and LLVM versions;
 * the host: target triple, CPU name and CPU feature string.
 
+LLVM's version and host description are read from a signed host record
+(`side_cache`) stored under a fingerprint of the machine and llvmlite build
+made without LLVM, so a warm process computes keys, and loads entries
+(`objload`), without importing `llvmlite.binding`; without a record LLVM
+starts and writes one.
+
 Numba keys its cache on the function's *source*: a hash of the bytecode
 and closure cells, with freshness from the file's mtime/size/hash. That
 misses changes in callees defined elsewhere and in globals frozen into the
@@ -34,9 +41,21 @@ any line of it changes. Here the key is the typed IR that the trace
 produced, which already reflects every callee, global and Python value that
 influenced it, so a changed input to the compiler always means a changed
 key: the cache cannot serve stale code for changed source. The price is
-that conversion and tracing still run before the cache is consulted;
+that conversion and tracing run before the cache is consulted (unless the
+call index below knows the key already);
 locations are part of the key, so moving a function down a line recompiles
 it (its error messages quote the line).
+
+A second level skips conversion and tracing too: the call index of
+`autograph.runtime.warm_start`, signed side records (`side_cache`) in this
+directory mapping a fingerprint of the function's Python inputs
+(`autograph.runtime.fingerprint`: code, source lines, defaults, closures,
+the globals it reads and its callees, recursively) and of the call to the
+IR key of an entry here. Only *hermetic* functions get a record (no Python
+side effects or state a skipped trace would miss); anything the fingerprint
+cannot spell sends the call down the path above, so the guarantee holds:
+an edit of the function, of a callee or of a global it reads changes the
+fingerprint, and the record is not found.
 
 Graphs containing an op named in `NOT_CACHEABLE` (lowerings that would bake
 process-specific state, such as an address, into the code) bypass the
@@ -76,8 +95,9 @@ entries when AUTOGRAPH_CACHE_DIR is set (see `cache_auth`).
 
 Anything that fails is ignored (logged), compiled afresh and overwritten:
 it is never loaded. `clear_cache` removes only files named like the cache's
-own (`<64 hex>.agobj`, `.tmp-*.agobj`), never follows a symlink, and leaves
-everything else in the directory alone.
+own (`<64 hex>.agobj`, `.tmp-*.agobj`, and the side records of `side_cache`,
+`<64 hex>.agside`), never follows a symlink, and leaves everything else in
+the directory alone.
 
 Symbols: the engine resolves symbols across everything loaded in the
 process, so a symbol must never be loaded twice. Kernel symbols of cached
@@ -130,7 +150,8 @@ _HEADER = struct.Struct("<I")
 # An entry is an object file of one kernel (tens of KiB); anything larger is refused unread.
 MAX_ENTRY_BYTES = 64 << 20
 # The names of the cache's own files, the only ones `clear_cache` removes.
-_OWN_FILE = re.compile(r"^(?:[0-9a-f]{64}|\.tmp-[A-Za-z0-9_]+)" + re.escape(SUFFIX) + r"$")
+# Side records (side_cache: host record, glue objects) are the cache's own files too.
+_OWN_FILE = re.compile(r"^(?:[0-9a-f]{64}|\.tmp-[A-Za-z0-9_]+)(?:" + re.escape(SUFFIX) + r"|\.agside)$")
 
 NOT_CACHEABLE: set = set()   # op names whose lowering embeds process-specific state
 
@@ -192,23 +213,50 @@ def _codegen_digest() -> str:
     return h.hexdigest()
 
 
-def _static_part() -> str:
-    """The part of every key that is fixed for the process (computed once)."""
+def _static_part(start_llvm: bool = True) -> Optional[str]:
+    """The part of every key that is fixed for the process (computed once).
+
+    LLVM's version and host description come from the host record
+    (`side_cache`) when there is one for this machine, so a warm process
+    computes keys without starting LLVM; otherwise LLVM is started (unless
+    `start_llvm` is False: then None) and the record written.
+    """
     global _statics
     if _statics is None:
-        import llvmlite
-        import llvmlite.binding as llvm
+        import llvmlite   # the package's version only: not llvmlite.binding
 
-        from .engine import host_description
+        from . import side_cache
 
+        fingerprint = side_cache.host_fingerprint()
+        record = side_cache.read("host", fingerprint) if fingerprint else None
+        try:
+            llvm_version, host = json.loads(record.decode()) if record else (None, None)
+        except (ValueError, TypeError, UnicodeDecodeError):
+            llvm_version = host = None
+        if not (isinstance(llvm_version, str) and isinstance(host, str)):
+            if not start_llvm:
+                return None
+            import llvmlite.binding as llvm
+
+            from .engine import host_description
+
+            llvm_version, host = '.'.join(map(str, llvm.llvm_version_info)), host_description()
+            if fingerprint:
+                side_cache.write("host", fingerprint, json.dumps([llvm_version, host]).encode())
         _statics = "\n".join([
             f"autograph-cache {CACHE_FORMAT}",
             f"library {LIBRARY_VERSION}",
             f"codegen {_codegen_digest()}",
-            f"llvmlite {llvmlite.__version__} llvm {'.'.join(map(str, llvm.llvm_version_info))}",
-            f"host {host_description()}",
+            f"llvmlite {llvmlite.__version__} llvm {llvm_version}",
+            f"host {host}",
         ])
     return _statics
+
+
+def key_needs_llvm() -> bool:
+    """True when computing a cache key in this process would start LLVM (no host
+    record for this machine yet); computes the key's fixed part when it would not."""
+    return _static_part(start_llvm=False) is None
 
 
 def _location_text(graph: Graph) -> str:
@@ -457,7 +505,8 @@ def load(key: str, graph: Graph, name: str) -> Optional[Entry]:
 
 @dataclass
 class ClearResult:
-    """What `clear_cache` did: entries removed (and their bytes), other files kept, failures."""
+    """What `clear_cache` did: entries removed, side records removed (`side_cache`),
+    the bytes of both, other files kept, failures."""
 
     path: str
     existed: bool
@@ -465,13 +514,14 @@ class ClearResult:
     bytes: int = 0
     kept: int = 0
     failed: List[str] = field(default_factory=list)
+    records: int = 0
 
 
 def clear_cache(path: Optional[str] = None) -> ClearResult:
     """Remove the cache's own files from the cache directory (default `cache_dir()`).
 
-    Only files named like entries (`<64 hex>.agobj`) or their temporary
-    files (`.tmp-*.agobj`) are removed, symlinks as links (never followed);
+    Only files named like entries (`<64 hex>.agobj`), side records
+    (`<64 hex>.agside`) or their temporary files are removed, symlinks as links (never followed);
     everything else (the secret key, files and folders that are not the
     cache's) is kept and counted in `kept`. Refuses (ValueError) to clear
     the root, home or current directory. Files that cannot be removed are
@@ -509,7 +559,10 @@ def clear_cache(path: Optional[str] = None) -> ClearResult:
                 except OSError as exc:
                     result.failed.append(f"{os.path.join(path, entry.name)}: {exc}")
                     continue
-                result.removed += 1
+                if entry.name.endswith(SUFFIX):
+                    result.removed += 1
+                else:
+                    result.records += 1
                 result.bytes += size
     finally:
         if fd is not None:

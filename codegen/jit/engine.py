@@ -33,15 +33,26 @@ it runs under one global lock: LLVM compilation is not thread-safe.
   in the library's own exports (the kernel, its native entry and its
   dispatcher), so libraries never bind to each other and may define the
   same names.
-* One shared MCJIT engine holds the glue compiled once per process (the
-  SIGINT handler, `jit/interrupt.py`; the thread pool, `jit/threadpool.py`;
-  the result capsules' destructor, `autograph_capsule_free`, since result
-  arrays outlive kernels): bounded, never freed. `function_address` looks
-  there.
+* The glue loaded once per process (the SIGINT handler, `jit/interrupt.py`;
+  the thread pool, `jit/threadpool.py`; the result capsules' destructor,
+  `autograph_capsule_free`, since result arrays outlive kernels) is
+  provided by `jit/glue.py`: bounded, never freed; loaded from stored
+  object code by `objload` when it can, else compiled into one shared
+  MCJIT engine (`mcjit_glue`), where `function_address` also looks.
 * With `emit_object=True` (the disk cache is on) the object file is kept as
   `JitModule.object_code` for the disk cache, so the bytes stored on disk are
-  the code that ran; `load_object` is the hit path and links the same way.
-  A zero function address is an error, never called.
+  the code that ran. `load_object` is the hit path: it loads the object with
+  `jit/objload.py`, without LLVM (the runtime symbols the object imports are
+  provided first, `glue.provide`; symbols resolve as in `_link`:
+  `resolve_symbol`), and links it into the LLJIT as above when the loader
+  refuses it (logged at debug level). A loader library is a mapped region
+  owned like an LLJIT library (`_Library`, `loader == "objload"`, no
+  generation): unmapped under LOCK when its owner dies, counted by
+  `live_libraries`. A zero function address is an error, never called.
+* LLVM starts (`_get_state`) only to compile, inspect, link what the loader
+  refused, or when a cache key needs the host description (no host record
+  yet: `disk_cache._static_part`); `publish_symbol` records symbols in
+  `_IMPORTS` and hands them to `llvm.add_symbol` once LLVM runs.
 * `fork()`: the lock is held across it (`os.register_at_fork`), so a fork
   made while another thread compiles waits for that compilation to end; the
   child then gets the lock back unlocked and LLVM in a consistent state
@@ -51,6 +62,7 @@ it runs under one global lock: LLVM compilation is not thread-safe.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import sys
 import threading
@@ -58,12 +70,16 @@ import time
 import weakref
 from typing import Callable, Dict, Iterable, List, Optional
 
-from . import interrupt
+from . import interrupt, objload
 
 __all__ = ["LOCK", "compile_ir", "load_object", "function_address", "JitModule", "unique_name",
            "host_description", "ensure_started", "publish_symbol", "live_libraries", "release_pending"]
 
+log = logging.getLogger("autograph.codegen")
+
 LOCK = threading.RLock()
+# Disk-cache hits load with `objload` (no LLVM) when it can; tests turn it off to compare.
+USE_OBJECT_LOADER = objload.supported()
 _state = None
 _counter = itertools.count(1)
 # Runtime symbols kernels reference by name (publish_symbol): imported into every library.
@@ -104,38 +120,15 @@ class _State:
         root.name = unique_name("engine_root")
         root.triple = self.triple
         root.data_layout = self.data_layout
-        self.engine = llvm.create_mcjit_compiler(root, self.tm)   # glue compiled once per process
+        self.engine = llvm.create_mcjit_compiler(root, self.tm)   # glue the loader refused
         # Kernels: one library each, unloadable (see the module docstring). Objects only are
         # added, so the LLJIT's own target machine (the host's) compiles nothing.
         self.generation = _Generation(llvm.create_lljit_compiler())
-        # Kernels with loops poll the SIGINT epoch (resolved by symbol when loaded).
-        interrupt.start(self)
-        self._start_capsule_free()
-        # Float matmuls call BLAS through a table of function pointers (abi/blas.py).
-        import ctypes
-        from ..abi import blas, heap
-        blas.load()
-        heap.configure()   # dropped results' pages are reused, not faulted in again (abi/heap.py)
-        from . import threadpool
-        threadpool.start(self)   # large loops on AUTOGRAPH_NUM_THREADS threads (jit/threadpool.py)
-        publish_symbol(blas.TABLE_SYMBOL, ctypes.addressof(blas.TABLE))
-
-    def _start_capsule_free(self) -> None:
-        """Compile the result capsules' destructor into the shared engine and publish it
-        (`abi.binding.CAPSULE_FREE_SYMBOL`): result arrays outlive kernels, so the
-        destructor they call must not be freed with a kernel's code."""
-        from ..abi.binding import CAPSULE_FREE_SYMBOL
-        mod = self.llvm.parse_assembly(_CAPSULE_FREE_IR.format(name=CAPSULE_FREE_SYMBOL))
-        mod.name = "ag_capsule_free_module"
-        mod.triple = self.triple
-        mod.data_layout = self.data_layout
-        mod.verify()
-        self.engine.add_module(mod)   # owned by the engine from here on
-        self.engine.finalize_object()
-        address = self.engine.get_function_address(CAPSULE_FREE_SYMBOL)
-        if not address:
-            raise RuntimeError("codegen: the result destructor has no address")
-        publish_symbol(CAPSULE_FREE_SYMBOL, address)
+        # Runtime symbols published before LLVM started (glue loaded without it): MCJIT and
+        # address_of_symbol see them too. The glue's providers run once this state exists
+        # (_get_state: they may compile with it).
+        for name, address in _IMPORTS.items():
+            llvm.add_symbol(name, address)
 
     def optimise(self, mod) -> None:
         llvm = self.llvm
@@ -148,23 +141,15 @@ class _State:
         pb.getModulePassManager().run(mod, pb)
 
 
-_CAPSULE_FREE_IR = """
-declare ptr @PyCapsule_GetPointer(ptr, ptr)
-declare void @free(ptr)
-
-define void @{name}(ptr %capsule) nounwind {{
-entry:
-  %p = call ptr @PyCapsule_GetPointer(ptr %capsule, ptr null)
-  call void @free(ptr %p)
-  ret void
-}}
-"""
-
-
 def _get_state() -> _State:
     global _state
     if _state is None:
         _state = _State()
+    # The runtime glue (SIGINT handler, thread pool, BLAS table, result destructor): anything
+    # compiled from now on may import it. Each provider runs once (a failed one again next
+    # time); one that compiles comes back here, and is then skipped (glue.py).
+    from . import glue
+    glue.provide_all()
     return _state
 
 
@@ -181,12 +166,38 @@ def ensure_started() -> float:
 
 def publish_symbol(name: str, address: int) -> None:
     """Make the runtime symbol `name` (data or code at `address`, living as long as the
-    process) resolvable by all code loaded from now on: the shared engine's
-    (`llvm.add_symbol`) and every kernel library (imported by address). Caller holds LOCK."""
-    import llvmlite.binding as llvm   # already imported: called while LLVM starts
-
-    llvm.add_symbol(name, address)
+    process) resolvable by all code loaded from now on: every kernel library (imported by
+    address, or resolved by the object loader) and, once LLVM runs, the shared engine
+    (`llvm.add_symbol`; replayed when LLVM starts later). Caller holds LOCK."""
     _IMPORTS[name] = address
+    if _state is not None:
+        _state.llvm.add_symbol(name, address)
+
+
+_dlsym = None
+
+
+def resolve_symbol(name: str) -> int:
+    """The address an object's undefined symbol `name` gets, as `_link` resolves it
+    without LLVM: a published runtime symbol, else (when llvmlite.binding is loaded) a
+    symbol given to `llvm.add_symbol` (tests route malloc/free through counters so),
+    else the process (`dlsym(RTLD_DEFAULT)`: libc, libm, the CPython API); 0 if none."""
+    global _dlsym
+    address = _IMPORTS.get(name)
+    if address:
+        return address
+    llvm = sys.modules.get("llvmlite.binding")
+    if llvm is not None:
+        address = llvm.address_of_symbol(name)
+        if address:
+            return address
+    if _dlsym is None:
+        import ctypes
+        f = ctypes.CDLL(None).dlsym
+        f.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        f.restype = ctypes.c_void_p
+        _dlsym = f
+    return _dlsym(None, name.encode()) or 0
 
 
 def host_description() -> str:
@@ -223,15 +234,18 @@ GENERATION_SIZE = 64
 
 class _Library:
     """The loaded code of one kernel module: an LLJIT library (its resource
-    tracker), its generation, and the addresses of the symbols it exports.
+    tracker) and its generation, or a region mapped by the object loader
+    (`(base, size)`, generation None), and the addresses of the symbols it exports.
 
     It owns the code: when it dies (its JitModule died: nothing can call the
-    code any more), a finalizer queues the tracker, disposed under LOCK."""
+    code any more), a finalizer queues the tracker (or region), disposed
+    (unmapped) under LOCK. `loader` says which: "lljit" or "objload"."""
 
-    __slots__ = ("addresses", "_finalizer", "__weakref__")
+    __slots__ = ("addresses", "loader", "_finalizer", "__weakref__")
 
-    def __init__(self, tracker, generation: _Generation, addresses: Dict[str, int]):
+    def __init__(self, tracker, generation: Optional[_Generation], addresses: Dict[str, int]):
         self.addresses = addresses
+        self.loader = "lljit" if generation is not None else "objload"
         # The finalizer holds the tracker and generation (not this object) until it runs.
         self._finalizer = weakref.finalize(self, _queue_release, tracker, generation)
         self._finalizer.atexit = False   # at exit the code stays: daemon threads may still run it
@@ -257,6 +271,10 @@ def _release_pending() -> None:
     global _live
     while _PENDING:
         tracker, generation = _PENDING.pop()
+        if generation is None:   # a region of the object loader
+            objload.unmap(*tracker)
+            _live -= 1
+            continue
         try:
             tracker._dispose()   # LLVMPY_LLJIT_Dylib_Tracker_Dispose: unmaps the library's code
         except Exception:        # never raise from a finalizer's work: leak instead
@@ -437,18 +455,77 @@ def load_object(obj: bytes, symbol: str, exports: Iterable[str] = ()) -> Optiona
     """Load an object file as a library of its own; None when it does not define
     `symbol` and each name of `exports` (the caller must then not use it).
 
-    The result owns the code (pass it to a `JitModule`); the code is freed when it dies.
+    Without LLVM (`objload`) when it can, else linked into the LLJIT (starting
+    LLVM). The result owns the code (pass it to a `JitModule`); the code is
+    freed when it dies.
     """
+    names = [symbol, *exports]
     with LOCK:
-        return _link(_get_state(), obj, [symbol, *exports])
+        if USE_OBJECT_LOADER:
+            library = _load_without_llvm(obj, names)
+            if library is not None:
+                return library
+        return _link(_get_state(), obj, names)
+
+
+def _load_without_llvm(obj: bytes, exports: List[str]) -> Optional[_Library]:
+    """Load `obj` with the object loader (caller holds LOCK), after providing the runtime
+    symbols it imports (`glue.provide`); None (logged at debug level) when the loader
+    refuses it: the caller links it with LLVM, which may know more (compiler-rt, ...)."""
+    global _live
+    from . import glue
+    _release_pending()
+    undefined = _undefined_symbols(obj)
+    glue.provide(undefined)
+    interrupt.ensure_installed()   # in case signal.signal(SIGINT, ...) replaced it
+    try:
+        loaded = objload.load(obj, exports, resolve_symbol)
+    except objload.ObjectError as exc:
+        log.debug("the object loader refused %s (%s): linking it in the LLJIT", exports[0], exc)
+        return None
+    _live += 1
+    return _Library((loaded.base, loaded.size), None, loaded.addresses)
+
+
+def emit_glue_object(ir_text: str, module_name: str) -> bytes:
+    """The object code of glue module `ir_text` (parsed, verified, not optimised: as
+    MCJIT compiles the glue), for `glue.load_code`. Caller holds LOCK."""
+    s = _get_state()
+    mod = s.llvm.parse_assembly(ir_text)
+    try:
+        mod.name = module_name
+        mod.triple = s.triple
+        mod.data_layout = s.data_layout
+        mod.verify()
+        return s.tm.emit_object(mod)
+    finally:
+        mod.close()   # under LOCK (see JitModule._inspect)
+
+
+def mcjit_glue(ir_text: str, module_name: str, symbols: Iterable[str]) -> Dict[str, int]:
+    """Compile glue module `ir_text` into the shared MCJIT engine (never freed) and
+    return the addresses of `symbols` (the fallback of `glue.load_code`). Caller holds LOCK."""
+    s = _get_state()
+    mod = s.llvm.parse_assembly(ir_text)
+    mod.name = module_name
+    mod.triple = s.triple
+    mod.data_layout = s.data_layout
+    mod.verify()
+    s.engine.add_module(mod)   # owned by the engine from here on
+    s.engine.finalize_object()
+    addresses = {name: s.engine.get_function_address(name) for name in symbols}
+    if not all(addresses.values()):
+        raise RuntimeError(f"codegen: glue module {module_name} gave no address for "
+                           f"{[n for n, a in addresses.items() if not a]}")
+    return addresses
 
 
 def function_address(symbol: str) -> int:
-    """The address of `symbol` in the shared engine (the glue compiled once per
-    process: SIGINT handler, thread pool), or 0. Kernels' own symbols are looked
+    """The address of a published runtime symbol, or of `symbol` in the shared MCJIT
+    engine (glue the object loader refused), or 0. Kernels' own symbols are looked
     up in their library: `JitModule.address_of`."""
     with LOCK:
-        return _get_state().engine.get_function_address(symbol)
+        return _IMPORTS.get(symbol) or _get_state().engine.get_function_address(symbol)
 
 
 def _defined(mod, name: str) -> bool:

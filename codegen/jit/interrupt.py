@@ -2,15 +2,17 @@
 
 CPython's own SIGINT handler only records the signal; the `KeyboardInterrupt`
 is raised when the main thread next runs bytecode, which a compiled loop
-(GIL released or not) never does. So, once LLVM starts, this module
+(GIL released or not) never does. So, once LLVM starts or a kernel that
+polls the epoch is loaded (`glue.py`), this module
 
 * makes a process-wide i64, the *interrupt epoch*, visible to native code
   under `abi.interrupt.EPOCH_SYMBOL` (kernels with a `while` poll it: see
   `lowering/control.py`);
-* installs a small native SIGINT handler (JIT-compiled here, never cached:
-  it holds this process's addresses) that increments the epoch and then
-  calls the handler that was installed before it, normally CPython's, so
-  Python still sees the signal exactly as before.
+* installs a small native SIGINT handler (glue code, `glue.load_code`: it
+  reaches the epoch and the previous handler's word by symbol, so its object
+  code is the same in every process and is kept in the disk cache) that
+  increments the epoch and then calls the handler that was installed before
+  it, normally CPython's, so Python still sees the signal exactly as before.
 
 A handler installed later by `signal.signal(SIGINT, ...)` replaces ours;
 `ensure_installed` (called whenever code is compiled or loaded) chains in
@@ -31,7 +33,6 @@ __all__ = ["start", "ensure_installed", "epoch", "installed"]
 # [0]: the epoch; [1]: the previous handler (called after counting). Never freed.
 _words = (ctypes.c_int64 * 2)()
 _handler_address = 0
-_keep = []   # the handler's module, for the life of the process
 
 _SA_SIGINFO = 4
 _SUPPORTED = sys.platform.startswith("linux") and ctypes.sizeof(ctypes.c_void_p) == 8
@@ -43,12 +44,14 @@ class _Sigaction(ctypes.Structure):
                 ("flags", ctypes.c_int), ("restorer", ctypes.c_void_p)]
 
 
+# `_words` is published as EPOCH_SYMBOL: word 0 is the epoch, word 1 the previous handler.
 _HANDLER_IR = """
+@{epoch} = external global i64
+
 define void @{name}(i32 %sig, ptr %info, ptr %ctx) nounwind {{
 entry:
-  %e = inttoptr i64 {epoch} to ptr
-  %old = atomicrmw add ptr %e, i64 1 monotonic
-  %p = inttoptr i64 {prev} to ptr
+  %old = atomicrmw add ptr @{epoch}, i64 1 monotonic
+  %p = getelementptr i64, ptr @{epoch}, i64 1
   %prev = load volatile i64, ptr %p
   %real = icmp ugt i64 %prev, 1
   br i1 %real, label %chain, label %done
@@ -77,26 +80,18 @@ def installed() -> bool:
     return (old.handler or 0) == _handler_address
 
 
-def start(state) -> None:
-    """Called once by the engine as it starts (LLVM lock held): publish the
-    epoch symbol, compile the handler and install it."""
+def start() -> None:
+    """Called once per process by `glue` (engine LOCK held): publish the epoch
+    symbol, load the handler's code and install it."""
     global _handler_address
-    llvm = state.llvm
     from .engine import publish_symbol   # here: engine imports this module
+    from .glue import load_code
     publish_symbol(EPOCH_SYMBOL, ctypes.addressof(_words))
     if not _SUPPORTED:
         return
     name = "ag_sigint_handler"
-    mod = llvm.parse_assembly(_HANDLER_IR.format(
-        name=name, epoch=ctypes.addressof(_words), prev=ctypes.addressof(_words) + 8))
-    mod.name = "ag_sigint_handler_module"
-    mod.triple = state.triple
-    mod.data_layout = state.data_layout
-    mod.verify()
-    state.engine.add_module(mod)
-    state.engine.finalize_object()
-    _handler_address = state.engine.get_function_address(name)
-    _keep.append(mod)
+    _handler_address = load_code("ag_sigint_handler_module", _HANDLER_IR.format(name=name, epoch=EPOCH_SYMBOL),
+                                 [name])[name]
     ensure_installed()
 
 

@@ -301,6 +301,12 @@ class CompiledKernel:
         return strip_glue_asm(self._jit.asm(), self.symbol)
 
     @property
+    def cache_key(self):
+        """The disk-cache key of this kernel's code (64 hex digits), or None when
+        its graph is not cacheable."""
+        return getattr(self._jit, "cache_key", None)
+
+    @property
     def symbol(self) -> str:
         """The kernel function's symbol (its glue symbols add a suffix to it)."""
         return self._jit.symbol

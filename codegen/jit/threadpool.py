@@ -1,7 +1,10 @@
 """The native thread pool behind `autograph_parallel_for` (see `abi/threads.py`).
 
-Compiled once per process when LLVM starts (never cached: it holds this
-process's addresses, like the SIGINT handler of `interrupt.py`):
+Glue code (`glue.load_code`), loaded once per process when LLVM starts or
+when a kernel loaded from the disk cache calls it. It reaches the pool's
+state and the thread count by symbol (`abi.threads.POOL_SYMBOL`,
+`THREADS_SYMBOL`), so its object code holds no address of this process and
+is kept in the disk cache:
 
 * A job is [0, n) cut into `_CHUNKS_PER_THREAD` chunks per thread (bounds
   multiples of `align`); the caller and the workers claim chunks one at a
@@ -37,6 +40,9 @@ from ..abi import threads
 __all__ = ["start"]
 
 _IR = """
+@{pool_symbol} = external global i8
+@{count_symbol} = external global i64
+
 declare i32 @pthread_mutex_lock(ptr)
 declare i32 @pthread_mutex_unlock(ptr)
 declare i32 @pthread_cond_wait(ptr, ptr)
@@ -96,7 +102,7 @@ done:
 
 define void @ag_pool_worker(i64 %index) {{
 entry:
-  %pool = inttoptr i64 {pool} to ptr
+  %pool = getelementptr i8, ptr @{pool_symbol}, i64 0
   %mutex = getelementptr i8, ptr %pool, i64 {mutex}
   %work = getelementptr i8, ptr %pool, i64 {work}
   %genp = getelementptr i64, ptr %pool, i64 0
@@ -138,7 +144,7 @@ run:
 
 define void @{symbol}(ptr %chunk, ptr %ctx, i64 %n, i64 %align) {{
 entry:
-  %pool = inttoptr i64 {pool} to ptr
+  %pool = getelementptr i8, ptr @{pool_symbol}, i64 0
   %mutex = getelementptr i8, ptr %pool, i64 {mutex}
   %work = getelementptr i8, ptr %pool, i64 {work}
   %cdone = getelementptr i8, ptr %pool, i64 {done}
@@ -154,7 +160,7 @@ entry:
   %callsp = getelementptr i64, ptr %pool, i64 9
   %claimp = getelementptr i64, ptr %pool, i64 10
   %finp = getelementptr i64, ptr %pool, i64 11
-  %countp = inttoptr i64 {count} to ptr
+  %countp = getelementptr i64, ptr @{count_symbol}, i64 0
   %c0 = atomicrmw add ptr %callsp, i64 1 monotonic
   %workers = load atomic i64, ptr %workersp acquire, align 8
   %wanted = load i64, ptr %countp, align 8
@@ -230,7 +236,7 @@ leave:
 """
 
 _CHUNKS_PER_THREAD = 8
-_keep: list = []          # the module, the worker entry, the threads: for the process's life
+_keep: list = []          # the worker entry: for the process's life
 _state = {"worker": None, "threads": 0}
 
 
@@ -279,28 +285,22 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def start(state) -> None:
-    """Called once by the engine as it starts (LLVM lock held): read the thread
-    count, compile the pool's code, publish `autograph_parallel_for`, start the
+def start() -> None:
+    """Called once per process by `glue` (engine LOCK held): read the thread
+    count, load the pool's code, publish `autograph_parallel_for`, start the
     workers."""
-    llvm = state.llvm
     count = threads.configure()
     from .engine import publish_symbol   # here: engine imports this module
+    from .glue import load_code
     publish_symbol(threads.THREADS_SYMBOL, ctypes.addressof(threads.THREADS))
+    publish_symbol(threads.POOL_SYMBOL, ctypes.addressof(threads.POOL))
     _reset_pool()
-    mod = llvm.parse_assembly(_IR.format(
-        pool=ctypes.addressof(threads.POOL), count=ctypes.addressof(threads.THREADS),
+    addresses = load_code("ag_thread_pool_module", _IR.format(
+        pool_symbol=threads.POOL_SYMBOL, count_symbol=threads.THREADS_SYMBOL,
         mutex=threads.POOL_MUTEX, work=threads.POOL_WORK, done=threads.POOL_DONE,
-        symbol=threads.PARALLEL_FOR_SYMBOL, per=_CHUNKS_PER_THREAD))
-    mod.name = "ag_thread_pool_module"
-    mod.triple = state.triple
-    mod.data_layout = state.data_layout
-    mod.verify()
-    state.engine.add_module(mod)
-    state.engine.finalize_object()
-    _keep.append(mod)
-    address = state.engine.get_function_address(threads.PARALLEL_FOR_SYMBOL)
-    worker = state.engine.get_function_address("ag_pool_worker")
+        symbol=threads.PARALLEL_FOR_SYMBOL, per=_CHUNKS_PER_THREAD),
+        [threads.PARALLEL_FOR_SYMBOL, "ag_pool_worker"])
+    address, worker = addresses[threads.PARALLEL_FOR_SYMBOL], addresses["ag_pool_worker"]
     if not (address and worker):
         raise RuntimeError("codegen: the thread pool's code has no address")
     publish_symbol(threads.PARALLEL_FOR_SYMBOL, address)

@@ -1,5 +1,7 @@
 """Vectorisable math routines: log, log1p, expm1, tanh as branch-free LLVM IR.
 
+(sin, cos, tan: vecmath_trig.py; pow: vecmath_pow.py; exp: mathfns.py.)
+
 `llvm.log`, `llvm.tanh` and friends become calls of the C library's scalar
 functions, which keep every loop that uses them scalar. The routines here
 are internal, always-inlined functions with no branches (special cases are
@@ -16,16 +18,22 @@ minimax fits):
 * log1p: the same core on u = 1 + x, with the rounding error of u carried
   as a first-order correction c = (x - (u - 1)) / u; for 1 + x in
   [sqrt(2)/2, sqrt(2)) the core runs on f = x itself.
-* expm1: x = k ln2 + r (|r| <= ln2/2, r in two parts), expm1(r) by the
-  rational form r - r*r/2 * ... with a minimax polynomial in r*r, then
-  2**k * (expm1(r) + 1) - 1 rebuilt so that no cancellation loses bits.
-* tanh: sign(x) * t: t = 1 - 2/(exp(2|x|) + 1) above log(3)/2, its
-  Taylor series (20 terms float64, 9 float32) below, 1 beyond 22 (float32: 9).
+* expm1: x = k ln2 + r (|r| <= ln2/2, r in two parts), expm1(r) = r + r*r*E(r)
+  with E the Taylor series (to r**14; no division), then 2**k * (expm1(r) + 1) - 1
+  rebuilt as (r + (1 - 2**-k) + ...) * 2**k for k >= 1 (the first sum exact) or
+  expm1(r)*2**k + (2**k - 1) for k <= -1, so that no cancellation loses bits.
+  float32 runs the same in float64 (E to r**9) and rounds once.
+* tanh: sign(x) * t: t = 1 - 2/(exp(2|x|) + 1) above log(3)/2 (exp is cheaper
+  than expm1 and cannot cancel there), its Taylor series (20 terms float64, 9
+  float32) below, 1 beyond 22 (float32: 9). (e/(e + 2) with e = expm1(2|x|),
+  measured, was slower.)
 
 NaN, +-inf, +-0, overflow and underflow give NumPy's results; the measured
 max ulp errors are in docs/ARCHITECTURE.md ("Vector maths").
 """
 from __future__ import annotations
+
+import math
 
 from llvmlite import ir
 
@@ -207,72 +215,85 @@ def _define_log1p(b, x, key):
 
 # ------------------------------------------------------------------ expm1
 
-# expm1(r) on |r| <= ln2/2: with hxs = r*r/2, r1 = 1 + hxs*Q(hxs) (minimax),
-# t = 3 - r1*r/2, e = hxs*((r1 - t) / (6 - r*t)); expm1(r) = r - (r*e - hxs).
-_Q = {"f64": (-3.33333333333331316428e-02, 1.58730158725481460165e-03,
-              -7.93650757867487942473e-05, 4.00821782732936239552e-06,
-              -2.01099218183624371326e-07),
-      "f32": (-3.3333212137e-2, 1.5807170421e-3)}
+# expm1(r) = r + r*r*E(r) on |r| <= ln2/2 (Taylor; no division): float64 to r**14
+# (truncation 2**-56 relative), float32 (evaluated in float64) to r**9.
+_EXPM1_TAYLOR = {"f64": tuple(1.0 / math.factorial(n) for n in range(2, 15)),
+                 "f32": tuple(1.0 / math.factorial(n) for n in range(2, 10))}
 _INVLN2 = 1.44269504088896338700
 
 
+def _expm1_poly(b, r, key):
+    """expm1(r) - r, i.e. r*r*E(r), in float64."""
+    coeffs = _EXPM1_TAYLOR[key]
+    acc = _c("f64", coeffs[-1])
+    for cf in reversed(coeffs[:-1]):
+        acc = _fma(b, r, acc, _c("f64", cf))
+    return b.fmul(b.fmul(r, r), acc)
+
+
+def _pow2_f64(b, n):
+    """2**n for an i64 n in the normal exponent range."""
+    return b.bitcast(b.shl(b.add(n, ir.Constant(I64, 1023)), ir.Constant(I64, 52)), F64)
+
+
 def _define_expm1(b, x, key):
-    ft = _float_type(key)
-    it = I32 if key == "f32" else I64
-    mant, bias = (23, 127) if key == "f32" else (52, 1023)
-    c = lambda v: _c(key, v)  # noqa: E731
-    big = 88.7216796875 if key == "f32" else 709.782712893384
+    if key == "f32":
+        return _expm1_f32(b, x)
+    c = lambda v: _c("f64", v)  # noqa: E731
+    big = 709.782712893384
     # clamp so that the exponent arithmetic stays in range; the ends are fixed below
-    xc = b.select(b.fcmp_ordered("<", x, c(-60.0 if key == "f64" else -30.0)),
-                  c(-60.0 if key == "f64" else -30.0), x)
+    xc = b.select(b.fcmp_ordered("<", x, c(-60.0)), c(-60.0), x)
     xc = b.select(b.fcmp_ordered(">", xc, c(big)), c(big), xc)
-    kf = intrinsic(b, "rint", [b.fmul(xc, c(_INVLN2))])
-    hi = b.fsub(xc, b.fmul(kf, c(_LN2_HI[key])))
-    lo = b.fmul(kf, c(_LN2_LO[key]))
+    kf = intrinsic(b, "roundeven", [b.fmul(xc, c(_INVLN2))])
+    hi = b.fsub(xc, b.fmul(kf, c(_LN2_HI["f64"])))           # exact (k*ln2_hi has 32 bits)
+    lo = b.fmul(kf, c(_LN2_LO["f64"]))
     r = b.fsub(hi, lo)
-    corr = b.fsub(b.fsub(hi, r), lo)          # what rounding r dropped
-    hfx = b.fmul(c(0.5), r)
-    hxs = b.fmul(r, hfx)
-    q = _Q[key]
-    acc = c(q[-1])
-    for cf in reversed(q[:-1]):
-        acc = _fma(b, hxs, acc, c(cf))
-    r1 = b.fadd(c(1.0), b.fmul(hxs, acc))
-    t = b.fsub(c(3.0), b.fmul(r1, hfx))
-    e = b.fmul(hxs, b.fdiv(b.fsub(r1, t), b.fsub(c(6.0), b.fmul(r, t))))
-    # k == 0: expm1(r) directly (r is x, no correction)
-    small = b.fsub(r, b.fsub(b.fmul(r, e), hxs))
-    # otherwise e2 = r*(e - corr) - corr - hxs and e**x = 2**k * (r - e2 + 1)
-    e2 = b.fsub(b.fsub(b.fmul(r, b.fsub(e, corr)), corr), hxs)
-    ki = b.fptosi(kf, it)
-
-    def pow2(n):     # 2**n from the bits (n in the normal exponent range)
-        return b.bitcast(b.shl(b.add(n, ir.Constant(it, bias)), ir.Constant(it, mant)), ft)
-
-    half_twopk = pow2(b.sub(ki, ir.Constant(it, 1)))    # 2**(k-1): finite even for k = max + 1
-    twopk = b.fmul(half_twopk, c(2.0))
-    twomk = pow2(b.sub(ir.Constant(it, 0), ki))          # 2**-k, used for 2 <= k <= 56 only
-    r_e2 = b.fsub(r, e2)
-    # k < 0 or k > 56: 2**k * (r - e2 + 1) - 1 (the product scaled in two steps)
-    y_far = b.fsub(b.fmul(b.fmul(b.fadd(r_e2, c(1.0)), half_twopk), c(2.0)), c(1.0))
-    # 2 <= k <= 56: subtract 1 (as 2**-k) before scaling, where it costs no bits
-    mid_small = b.fmul(b.fadd(r_e2, b.fsub(c(1.0), twomk)), twopk)
-    mid_big = b.fmul(b.fadd(b.fsub(r, b.fadd(e2, twomk)), c(1.0)), twopk)
-    y = b.select(b.fcmp_ordered("<", kf, c(20.0 if key == "f64" else 23.0)), mid_small, mid_big)
-    far = b.or_(b.fcmp_ordered("<", kf, c(0.0)), b.fcmp_ordered(">", kf, c(56.0)))
-    y = b.select(far, y_far, y)
-    # k == 1 and k == -1: exact halving / doubling around 1
-    k_one = b.select(b.fcmp_ordered("<", r, c(-0.25)),
-                     b.fmul(c(-2.0), b.fsub(e2, b.fadd(r, c(0.5)))),
-                     b.fadd(c(1.0), b.fmul(c(2.0), r_e2)))
-    y = b.select(b.fcmp_ordered("==", kf, c(1.0)), k_one, y)
-    y = b.select(b.fcmp_ordered("==", kf, c(-1.0)), b.fsub(b.fmul(c(0.5), r_e2), c(0.5)), y)
-    y = b.select(b.fcmp_ordered("==", kf, c(0.0)), small, y)
+    corr = b.fsub(b.fsub(hi, r), lo)                          # what rounding r dropped
+    q = _expm1_poly(b, r, "f64")
+    # expm1(r + corr) = p + corr*(1 + p), p = r + q
+    tail = b.fadd(q, _fma(b, corr, b.fadd(r, q), corr))
+    p = b.fadd(r, tail)
+    ki = b.fptosi(kf, I64)
+    # k >= 1: (p + (1 - 2**-k)) * 2**k, rounded once (1 - 2**-k exact; 2**-k taken as 0
+    # beyond 2**-53, below the sum's last bit); scaled by 2**(k-1) and 2 so that k = 1024 stays finite until the end
+    twomk = b.select(b.fcmp_ordered(">", kf, c(53.0)), c(0.0),
+                     _pow2_f64(b, b.sub(ir.Constant(I64, 0), ki)))
+    # (1 - 2**-k) + r exactly as s + e (k = 1, 2: the sum cancels up to 2.4x)
+    s = b.fadd(b.fsub(c(1.0), twomk), r)
+    bb = b.fsub(s, r)
+    e = b.fadd(b.fsub(r, b.fsub(s, bb)), b.fsub(b.fsub(c(1.0), twomk), bb))
+    up = b.fadd(s, b.fadd(e, tail))
+    up = b.fmul(b.fmul(up, _pow2_f64(b, b.sub(ki, ir.Constant(I64, 1)))), c(2.0))
+    # k <= -1: p*2**k + (2**k - 1), one rounding (p*2**k is exact)
+    twok = _pow2_f64(b, ki)
+    down = _fma(b, p, twok, b.fsub(twok, c(1.0)))
+    y = b.select(b.fcmp_ordered(">", kf, c(0.0)), up, down)
+    y = b.select(b.fcmp_ordered("==", kf, c(0.0)), p, y)
     y = b.select(b.fcmp_ordered(">", x, c(big)), c(float("inf")), y)
-    y = b.select(b.fcmp_ordered("<", x, c(-60.0 if key == "f64" else -30.0)), c(-1.0), y)
-    tiny = 2.0 ** (-54 if key == "f64" else -25)
+    y = b.select(b.fcmp_ordered("<", x, c(-60.0)), c(-1.0), y)
+    tiny = 2.0 ** -54
     y = b.select(b.fcmp_ordered("<", intrinsic(b, "fabs", [x]), c(tiny)), x, y)
     return b.select(b.fcmp_unordered("uno", x, x), x, y)
+
+
+def _expm1_in_f64(b, xd):
+    """expm1 of a float32 value held as float64, to about 2**-31 relative (float64
+    result): 2**k * (1 + p) - 1 loses nothing float32 keeps."""
+    c = lambda v: _c("f64", v)  # noqa: E731
+    xc = b.select(b.fcmp_ordered("<", xd, c(-30.0)), c(-30.0), xd)
+    xc = b.select(b.fcmp_ordered(">", xc, c(89.0)), c(89.0), xc)   # beyond: inf after rounding
+    kf = intrinsic(b, "roundeven", [b.fmul(xc, c(_INVLN2))])
+    r = _fma(b, kf, c(-0.6931471805599453), xc)
+    p = b.fadd(r, _expm1_poly(b, r, "f32"))
+    y = _fma(b, b.fadd(c(1.0), p), _pow2_f64(b, b.fptosi(kf, I64)), c(-1.0))
+    return b.select(b.fcmp_ordered("==", kf, c(0.0)), p, y)
+
+
+def _expm1_f32(b, x):
+    """float32 expm1, computed in float64 and rounded once."""
+    y = b.fptrunc(_expm1_in_f64(b, b.fpext(x, F64)), F32)
+    small = b.fcmp_ordered("<", intrinsic(b, "fabs", [x]), _c("f32", 2.0 ** -25))
+    return b.select(b.or_(small, b.fcmp_unordered("uno", x, x)), x, y)
 
 
 # ------------------------------------------------------------------ tanh
@@ -284,7 +305,7 @@ def _define_tanh(b, x, key):
     # cancellation, so exp (cheaper than expm1) is enough; clamped below 2*22.
     e = mathfns.exp(b, b.fmul(c(2.0), b.select(b.fcmp_ordered("<", ax, c(22.0)), ax, c(22.0))))
     q = b.fdiv(c(2.0), b.fadd(e, c(1.0)))
-    # |x| > log(3)/2: 1 - 2/(e + 2) keeps the result's last bits; below, e/(e + 2)
+    # |x| > log(3)/2: 1 - 2/(e + 2) keeps the result's last bits; below, the series
     t = b.select(b.fcmp_ordered(">", ax, c(0.5493061443340549)), b.fsub(c(1.0), q),
                  _tanh_series(b, ax, key))
     limit = 22.0 if key == "f64" else 9.0

@@ -16,3 +16,5 @@ def load_all() -> None:
     from . import construct, control, elementwise, linalg, printing, random  # noqa: F401
     from . import reduce, scans, shaping, slicing, update, variables  # noqa: F401
     from . import mathfuncs, sorting  # noqa: F401  (NumPy kernels' functions: API.md section 9)
+    from . import lapack_call  # noqa: F401  (np.linalg by LAPACK)
+    from . import scatter  # noqa: F401  (a[idx] = v, np.add.at, bincount)

@@ -11,6 +11,7 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from . import memory
+from .overwrite import fill_overwritten
 from ..llvm.irutil import declare, for_range, intrinsic, to_i64
 from .registry import register
 from ..llvm.ltypes import I1, I8, I64, Tensor, const, const_int, i64, reg_type, store_elem
@@ -77,6 +78,8 @@ def lower_fill(lw, op: Op, args: list) -> list:
         dims.append(i64(shape[k]) if shape[k] is not None else d)
     dtype = op.results[0].type.dtype
     out = Tensor(dtype, memory.alloc(lw, op, dtype, dims), dims)
+    if fill_overwritten(op):
+        return [out]       # a loop writes every element before any read (lowering/overwrite.py)
     with for_range(b, memory.numel(lw, dims), name="fill") as i:
         store_elem(b, value, out.ptr, i, dtype)
     return [out]

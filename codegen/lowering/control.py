@@ -30,6 +30,7 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from . import memory
+from .overwrite import loop_overwrites
 from .registry import register
 from .plan import region_uses
 from ..abi.interrupt import EPOCH_SYMBOL, INTERRUPT_SITE, POLL_PERIOD
@@ -95,7 +96,11 @@ def lower_while(lw, op: Op, args: list) -> list:
     init = []
     for i, x in enumerate(args):
         if isinstance(x, Tensor) and not lw.take_over(op, i):
-            x = memory.copy_tensor(lw, op, x)
+            if x.dtype.name != "string" and loop_overwrites(op, i):
+                # Every row is written before any read (lowering/overwrite.py): no copy.
+                x = Tensor(x.dtype, memory.alloc(lw, op, x.dtype, x.dims), list(x.dims))
+            else:
+                x = memory.copy_tensor(lw, op, x)
         init.append(x)
     # The initial buffers (copies, or taken over: pending until here) now
     # belong to the loop, which frees them on a fault as carried values; as

@@ -163,11 +163,15 @@ def lower_counted(lw, op: Op, init: list, idx: int, every_iteration: bool) -> li
     j.add_incoming(c, outer_end)
     carried = carry_phis(b, op.results, outer_vals, outer_end)
     k = b.add(k0, j, flags=("nsw",))
-    if k_type.width < 64:
-        k = b.trunc(k, k_type)
     # What the nesting hides from LLVM's induction analysis, true by construction:
     # k0 <= k < n. It lets LLVM drop the negative-index and bounds checks of x[k].
     assume = declare(lw.module, "llvm.assume", VOID, [I1])
+    if k_type.width < 64:
+        # Also of the i64 value, so that LLVM sees sext(trunc(k)) == k: indexing with
+        # an int32 counter then costs no masking `and` per element (K10, K4).
+        b.call(assume, [b.icmp_signed(">=", k, k0)])
+        b.call(assume, [b.icmp_signed("<", k, n64)])
+        k = b.trunc(k, k_type)
     b.call(assume, [b.icmp_signed(">=", k, init[idx])])
     b.call(assume, [b.icmp_signed("<", k, n_value)])
     args = list(carried)

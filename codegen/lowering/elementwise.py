@@ -43,7 +43,7 @@ from . import scalar_dtypes
 scalar_dtypes.install()   # unsigned and complex forms, conj/real/imag/angle: before the register below
 
 __all__ = ["Fused", "broadcast_dims", "leaves_of", "evaluate", "strided_nest",
-           "leaf_strides", "contiguous_strides", "same_shape", "materialize"]
+           "leaf_strides", "contiguous_strides", "same_shape", "materialize", "fill"]
 
 
 @dataclass(slots=True, eq=False)
@@ -287,6 +287,16 @@ def materialize(lw, op: Op, node) -> Tensor:
     if isinstance(node, Tensor):
         return memory.copy_tensor(lw, op, node)
     out = Tensor(node.dtype, memory.alloc(lw, op, node.dtype, node.dims), list(node.dims))
+    from . import rowfuse                        # reductions evaluated per row (plan.py)
+    if rowfuse.has_row_reductions(node):
+        rowfuse.materialize_rows(lw, op, node, out)
+    else:
+        fill(lw, op, node, out)
+    return out
+
+
+def fill(lw, op: Op, node, out: Tensor) -> None:
+    """out[:] = node, for a Fused node of out's dims with no row reductions."""
     leaves = leaves_of(node)
 
     def body(idx, offsets):
@@ -294,12 +304,17 @@ def materialize(lw, op: Op, node) -> Tensor:
         store_elem(lw.b, v, out.ptr, idx, out.dtype)
 
     def loops():
-        for_each_point(lw, node.dims, leaves, body, scalar=fused_size(node) > SCALAR_LOOP_NODES)
+        # sin/cos/tan: the fast reduction, re-run exactly only for huge arguments
+        scalar = fused_size(node) > SCALAR_LOOP_NODES
+        loop_with_fixup(lw, node, lambda: for_each_point(lw, node.dims, leaves, body, scalar=scalar),
+                        vectorised=not scalar)
 
+    from .fixup import loop_with_fixup
     from .parallel import materialize_parallel   # large flat loops: on the thread pool
-    if not materialize_parallel(lw, op, node, out, leaves, loops):
+    from .parallel_rows import map_rows          # large broadcasting ones: by rows
+    if not (materialize_parallel(lw, op, node, out, leaves, loops)
+            or map_rows(lw, op, node, out, leaves)):
         loops()
-    return out
 
 
 @register(*SCALAR, fusable=True, fuses_into=True)

@@ -7,14 +7,14 @@ Each is one scalar function added to `scalar.SCALAR`, so these ops share the
 broadcasting loop nest and fusion of every elementwise op
 (`lowering/elementwise.py`). Rounding uses LLVM's intrinsics (`llvm.floor`,
 `ceil`, `trunc`, `roundeven`: exact, vectorisable); `exp2`/`log2`/`log10`
-the intrinsics too; `log1p`/`expm1` the vectorisable routines of
-`codegen/llvm/vecmath.py`, `sinh`/`cosh` fdlibm's formulas on them, and
-`atan`/`atan2` Cephes' rational approximation (all branch-free, so they
-vectorise too: docs/ARCHITECTURE.md "Vector maths" gives their errors); the
-other functions call the C library
-(`asinf`/`asin`, ...), as `cbrt` does, so results agree with NumPy's within
-a few ulps (tests/codegen/test_compiled_numpy_math.py states the bound). `fmod` of floats is LLVM's
-`frem` (C's fmod, exact).
+the double-double routines of `codegen/llvm/vecmath_bases.py`;
+`log1p`/`expm1` those of `codegen/llvm/vecmath.py`, `sinh`/`cosh` fdlibm's
+formulas on them, and `atan`/`atan2` Cephes' rational approximation (all
+branch-free, so they vectorise: docs/ARCHITECTURE.md "Vector maths" gives
+their errors); `asin`, `acos`, `asinh`, `acosh`, `atanh` and `hypot` call the
+C library (`asinf`/`asin`, ...; scalar loops), as `cbrt` does, so results
+agree with NumPy's within a few ulps (tests/codegen/test_compiled_numpy_math.py
+states the bound). `fmod` of floats is LLVM's `frem` (C's fmod, exact).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from ..llvm.irutil import declare, intrinsic
-from ..llvm import mathfns, vecmath
+from ..llvm import mathfns, vecmath, vecmath_bases
 from ..llvm.ltypes import I1
 from .elementwise import lower_elementwise
 from .registry import register
@@ -74,8 +74,9 @@ _LIBM_BINARY = {"hypot": "hypot"}
 
 
 @_op(*_INTRINSICS)
-def _intrinsic_unary(lw, op, args):
-    return intrinsic(lw.b, _INTRINSICS[op.name], list(args))
+def _bases(lw, op, args):
+    # vectorisable routines (codegen/llvm/vecmath_bases.py), unlike llvm.exp2 & co. (libm calls)
+    return getattr(vecmath_bases, _INTRINSICS[op.name])(lw.b, args[0])
 
 
 @_op("log1p", "expm1")

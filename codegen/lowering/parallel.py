@@ -33,6 +33,7 @@ from ..llvm.irutil import declare, for_range
 from ..llvm.ltypes import I64, PTR, VOID, Tensor, const_int, i64, store_elem
 from . import elementwise as ew
 from . import memory
+from .fixup import loop_with_fixup
 
 __all__ = ["materialize_parallel"]
 
@@ -77,10 +78,11 @@ COSTLY = frozenset({"exp", "log", "log1p", "expm1", "tanh", "sin", "cos", "tan",
                     "hypot"})
 
 
-def min_elements(node) -> int:
-    """The element count from which the loop computing `node` is split:
-    MIN_PARALLEL, or more for a cheap expression (MIN_WORK / its weight)."""
-    ops, costly = 0, 0
+def weight(node, extra_ops: int = 0) -> int:
+    """The cost of one element of `node`'s loop, in adds: 1 + its ops + 8 per
+    costly op. `extra_ops`: cheap ops the loop does per element besides
+    `node` (a reduction's combine step)."""
+    ops, costly = extra_ops, 0
     stack, seen = [node], set()
     while stack:
         x = stack.pop()
@@ -89,8 +91,13 @@ def min_elements(node) -> int:
             ops += 1
             costly += x.op.name in COSTLY
             stack.extend(x.args)
-    weight = 1 + ops + 8 * costly
-    return max(threads.MIN_PARALLEL, -(-threads.MIN_WORK // weight))
+    return 1 + ops + 8 * costly
+
+
+def min_elements(node, extra_ops: int = 0) -> int:
+    """The element count from which the loop computing `node` is split:
+    MIN_PARALLEL, or more for a cheap expression (MIN_WORK / its `weight`)."""
+    return max(threads.MIN_PARALLEL, -(-threads.MIN_WORK // weight(node, extra_ops)))
 
 
 def _fits_slot(t: ir.Type) -> bool:
@@ -171,10 +178,12 @@ def _emit_chunk(lw, fn: ir.Function, node, out: Tensor, leaves: List[Tensor],
     values_map = {id(v): b.load(slot(base + k), typ=v.type) for k, v in enumerate(free)}
     copy = _rebuild(node, leaves_map, values_map)
     chunk_leaves = [leaves_map[id(t)] for t in leaves]
-    with for_range(b, hi, start=lo, name="par", interleave=1, unroll=False) as i:
-        loaded = ew.load_leaves(clw, chunk_leaves, [i] * len(chunk_leaves))
-        v = ew.evaluate(clw, copy, loaded)
-        store_elem(b, v, out_ptr, i, out.dtype)
+    def loop():
+        with for_range(b, hi, start=lo, name="par", interleave=1, unroll=False) as i:
+            loaded = ew.load_leaves(clw, chunk_leaves, [i] * len(chunk_leaves))
+            v = ew.evaluate(clw, copy, loaded)
+            store_elem(b, v, out_ptr, i, out.dtype)
+    loop_with_fixup(clw, copy, loop)   # sin/cos/tan: exact re-run only for huge arguments
     b.ret_void()
 
 

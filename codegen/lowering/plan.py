@@ -30,6 +30,14 @@ many of the fused ops use it (`elementwise.evaluate`). So a chain such as
 `y = y * 1.0001 + sin(y) - 0.5 * y`, unrolled a thousand times, is one loop
 with no temporaries. A value feeding two different consumers is
 materialised (fusing it would compute it twice).
+
+Row fusion: a reduction along the last axis with `keepdims` (rank >= 2,
+not complex) whose uses all end in one elementwise root of the same rank,
+whose other dims do not differ statically from the reduction's input, is
+deferred too (`row_reduction`). The root then evaluates it once per row,
+while the row is in cache, before its own loop over the row
+(`rowfuse.py`): `e = exp(x - reduce_max(x, -1, keepdims=True)); e /
+reduce_sum(e, -1, keepdims=True)` is one pass over the rows.
 """
 from __future__ import annotations
 
@@ -37,7 +45,31 @@ from typing import Callable, Dict, List, Set
 
 from autograph.tracer.core.ir import Block, Op, Value
 
-__all__ = ["BlockPlan", "plan_block", "region_uses"]
+__all__ = ["BlockPlan", "plan_block", "region_uses", "row_reduction", "ROW_REDUCTIONS"]
+
+ROW_REDUCTIONS = frozenset({"reduce_sum", "reduce_mean", "reduce_prod", "reduce_max",
+                            "reduce_min", "reduce_any", "reduce_all"})
+
+
+def row_reduction(op: Op) -> bool:
+    """Is `op` a reduction of the last axis only, with keepdims, of a tensor of
+    known rank >= 2 and a real or bool dtype (one that row fusion can defer)?"""
+    if op.name not in ROW_REDUCTIONS or len(op.results) != 1 or not op.attrs.get("keepdims"):
+        return False
+    shape = op.operands[0].type.shape
+    if shape is None or len(shape) < 2 or op.attrs.get("axis") != (len(shape) - 1,):
+        return False
+    dtype = op.results[0].type.dtype
+    return not dtype.is_complex and dtype.name != "string"
+
+
+def _same_rows(red: Op, root: Op) -> bool:
+    """May `root`'s loop evaluate `red` per row: the same rank, and no dim but
+    the last statically different from `red`'s input."""
+    a, r = red.operands[0].type.shape, root.results[0].type.shape
+    if r is None or len(r) != len(a):
+        return False
+    return all(x is None or y is None or x == y for x, y in zip(a[:-1], r[:-1]))
 
 
 def region_uses(op: Op) -> List[Value]:
@@ -127,7 +159,8 @@ def plan_block(block: Block, fusable: Callable[[Op], bool],
     consumer_of: Dict[int, int] = {}
     for i in range(len(ops) - 1, -1, -1):
         op = ops[i]
-        if len(op.results) != 1 or not fusable(op):
+        row = row_reduction(op) and fuses_into(op)
+        if len(op.results) != 1 or not (row or fusable(op)):
             continue
         r = op.results[0]
         if r.type.shape == () or r in plan.yielded:
@@ -136,9 +169,13 @@ def plan_block(block: Block, fusable: Callable[[Op], bool],
         if not u or not all(direct and j > i and fuses_into(ops[j]) for j, direct in u):
             continue
         roots = {consumer_of.get(j, j) for j, _ in u}
-        if len(roots) == 1:
-            plan.deferred.add(id(op))
-            consumer_of[i] = roots.pop()
+        if len(roots) != 1:
+            continue
+        root = roots.pop()
+        if row and not (fusable(ops[root]) and _same_rows(op, ops[root])):
+            continue          # a row reduction fuses only into an elementwise loop over its rows
+        plan.deferred.add(id(op))
+        consumer_of[i] = root
     # Effective position: a fused op runs where its root runs.
     eff = list(range(len(ops)))
     for i, root in consumer_of.items():

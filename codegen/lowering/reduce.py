@@ -26,7 +26,8 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from . import memory
-from .elementwise import (contiguous_strides, evaluate, leaf_strides, leaves_of, load_leaves,
+from .extreme import float_extreme
+from .elementwise import (Fused, contiguous_strides, evaluate, leaf_strides, leaves_of, load_leaves,
     same_shape, strided_nest)
 from ..llvm.irutil import for_range, intrinsic, mul, product, smin
 from .registry import register
@@ -98,7 +99,11 @@ def _out_stream(b, dims, reduced) -> List[ir.Value]:
 
 
 @register(*REDUCTIONS, fuses_into=True)
-def lower_reduce(lw, op: Op, args: list) -> list:
+def lower_reduce(lw, op: Op, args: list, defer: bool = True) -> list:
+    """The reduction `op` of `args[0]` (a tensor, a fused expression or a
+    scalar). A row reduction the block plan deferred (`plan.row_reduction`)
+    becomes a `Fused` node its elementwise root evaluates per row
+    (`rowfuse.py`); `defer=False` computes it here whatever the plan says."""
     (x,) = args
     b = lw.b
     name = op.name
@@ -114,6 +119,8 @@ def lower_reduce(lw, op: Op, args: list) -> list:
     kept_dims = [d for d, r in zip(x.dims, reduced) if not r]
     out_dims = [i64(1) if r else d for d, r in zip(x.dims, reduced)] if keepdims else kept_dims
     ident = _identity(name, dtype)
+    if defer and lw.is_deferred(op):
+        return [Fused(op, [x], out_type.dtype, list(out_dims))]
 
     if out_type.shape == ():
         acc_ptr = lw.alloca(mem_type(dtype), name="acc")
@@ -140,16 +147,31 @@ def lower_reduce(lw, op: Op, args: list) -> list:
                 _blocked_sum(lw, mdims[0], leaves, x, acc_ptr, dtype)
                 return
             lst = contiguous_strides(b, mdims)
-            strided_nest(lw, mdims, [_out_stream(b, mdims, mred)] + [lst] * len(leaves), accumulate)
+            streams = [_out_stream(b, mdims, mred)] + [lst] * len(leaves)
+            if mred[-1] and dtype.is_floating and name in ("reduce_max", "reduce_min"):
+                _extreme_rows(lw, name, dtype, x, leaves, mdims, streams, acc_ptr)
+                return
+            strided_nest(lw, mdims, streams, accumulate)
 
-        if len(mdims) == 1 and mred[0] and out is None and not dtype.is_complex:
-            from .parallel_reduce import reduce_parallel   # large runs: blocks on the thread pool
+        if len(mdims) == 1 and mred[0] and not dtype.is_complex:
+            # one output element (a scalar, or keepdims): blocks on the thread pool
+            from .parallel_reduce import reduce_parallel
             if reduce_parallel(lw, op, x, leaves, mdims[0], acc_ptr, dtype, ident,
                                lambda c, acc, v: _combine(c, name, dtype, acc, v), one_loop):
                 return
+        elif out is not None and rows(mdims, mred, True):
+            return
         one_loop()
 
+    def rows(dims, red, flat):
+        # an output tensor: split across threads by output rows when large
+        from .parallel_rows import reduce_rows
+        return reduce_rows(lw, op, x, leaves, dims, red, flat, acc_ptr, dtype,
+                           lambda c, acc, v: _combine(c, name, dtype, acc, v))
+
     def general(cold=False):
+        if not cold and out is not None and rows(x.dims, reduced, False):
+            return
         streams = [_out_stream(b, x.dims, reduced)] + [leaf_strides(b, t, x.dims) for t in leaves]
         strided_nest(lw, x.dims, streams, accumulate, cold=cold)
 
@@ -176,6 +198,23 @@ def lower_reduce(lw, op: Op, args: list) -> list:
     if out is None:
         return [load_elem(b, acc_ptr, i64(0), dtype)]
     return [out]
+
+
+def _extreme_rows(lw, name, dtype, x, leaves, dims, streams, acc_ptr) -> None:
+    """A float max/min whose innermost (merged) axis is reduced and contiguous:
+    each run along it by `extreme.float_extreme` (exact, and several times
+    faster than a chain of `llvm.maximum` steps)."""
+    b = lw.b
+
+    def run(offsets):
+        def at(j):
+            return evaluate(lw, x, load_leaves(lw, leaves, [b.add(off, j) for off in offsets[1:]]))
+
+        v = float_extreme(lw, name, dtype, dims[-1], at)
+        old = load_elem(b, acc_ptr, offsets[0], dtype)
+        store_elem(b, _combine(lw, name, dtype, old, v), acc_ptr, offsets[0], dtype)
+
+    strided_nest(lw, dims[:-1], [st[:-1] for st in streams], run)
 
 
 def _mean(lw, op, dtype, total, count):

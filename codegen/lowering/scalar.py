@@ -23,7 +23,7 @@ from llvmlite import ir
 
 from autograph.tracer.core.ir import Op
 
-from ..llvm import mathfns, vecmath
+from ..llvm import mathfns, vecmath, vecmath_pow, vecmath_trig
 from ..llvm.irutil import declare, intrinsic
 from ..llvm.ltypes import I1, reg_type
 
@@ -202,7 +202,9 @@ def _pow(lw, op, args):
     x, y = args
     b = lw.b
     if _in(op).is_floating:
-        return intrinsic(b, "pow", [x, y])
+        if isinstance(y, ir.Constant) and y.constant == 2.0:
+            return b.fmul(x, x)                 # exact, as pow(x, 2) is
+        return vecmath_pow.pow_(b, x, y)        # vectorisable, unlike llvm.pow (a libm call)
     t = x.type
     if isinstance(y, ir.Constant) and isinstance(y.constant, int) and 0 <= y.constant <= 64:
         # Unrolled exponentiation by squaring for a constant exponent.
@@ -220,12 +222,50 @@ def _pow(lw, op, args):
     return b.call(int_pow_function(lw, t), [x, y])
 
 
+def float_maxmin(b, x, y, is_max: bool) -> ir.Value:
+    """NumPy's `maximum`/`minimum` of two floats (scalars or vectors): NaN if
+    either is NaN, otherwise the larger (smaller). On a tie (0.0 and -0.0):
+    `y`, as NumPy, except when `x` alone is a phi (a loop-carried value, as
+    in `m = max(m, x[i])`, or a branch's merged result), which is then kept,
+    as Python's `max`. A NaN coming from the operand that is not kept has all
+    bits set (NumPy promises no particular NaN either).
+
+    Compare-and-select, which x86 does in one `maxsd`/`minsd` (the operand
+    kept on a tie is also the one returned when they are unordered), plus a
+    NaN fix-up for the other operand, so a loop-carried chain sees one
+    `maxsd` and one `or` (or masked move). `llvm.maximum` orders signed
+    zeros, for which x86 has no instruction: its expansion (a sign test
+    through an integer register, then mask compares) put ten cycles per
+    iteration on a running max, and one merged select still put an AVX-512
+    mask compare on the chain (about six cycles).
+    """
+    keep, other = (x, y) if _carried(x) and not _carried(y) else (y, x)
+    picked = b.select(b.fcmp_ordered(">" if is_max else "<", other, keep), other, keep)
+    # The NaN as an OR of all-one bits (a NaN) rather than a second select, which
+    # LLVM would merge with the first into one whose mask compare sits on the chain.
+    nan = b.fcmp_unordered("uno", other, other)
+    bits = _same_width_int(picked.type)
+    return b.bitcast(b.or_(b.bitcast(picked, bits), b.sext(nan, bits)), picked.type)
+
+
+def _carried(v) -> bool:
+    return isinstance(v, ir.PhiInstr)
+
+
+def _same_width_int(t: ir.Type) -> ir.Type:
+    """The integer type (or vector of them) as wide as the float type `t`."""
+    if isinstance(t, ir.VectorType):
+        return ir.VectorType(_same_width_int(t.element), t.count)
+    width = {ir.DoubleType: 64, ir.FloatType: 32, ir.HalfType: 16}[type(t)]
+    return ir.IntType(width)
+
+
 @scalar_op("maximum", "minimum")
 def _maxmin(lw, op, args):
     x, y = args
     is_max = op.name == "maximum"
     if _in(op).is_floating:
-        return intrinsic(lw.b, "maximum" if is_max else "minimum", [x, y])  # NaN-propagating, as NumPy
+        return float_maxmin(lw.b, x, y, is_max)
     if _in(op).is_bool:
         return lw.b.or_(x, y) if is_max else lw.b.and_(x, y)
     return intrinsic(lw.b, "smax" if is_max else "smin", [x, y])
@@ -320,7 +360,23 @@ def _square(lw, op, args):
     return lw.b.fmul(x, x) if _in(op).is_floating else lw.b.mul(x, x)
 
 
-_INTRINSIC_UNARY = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan"}
+_INTRINSIC_UNARY = {"sqrt": "sqrt"}
+
+
+@scalar_op("sin", "cos", "tan")
+def _trig(lw, op, args):
+    # vectorisable routines (codegen/llvm/vecmath_trig.py), unlike llvm.sin (a libm call)
+    from . import fixup
+    # lowering/fixup.py: in a vectorised loop the fast form (the loop re-runs with the
+    # exact one for huge arguments), in a huge scalar loop a call of the exact one
+    # (one body, however many calls), else the exact one inlined
+    mode = getattr(lw, "trig_mode", None)
+    if isinstance(mode, str) and mode == fixup.OUTLINED:
+        return vecmath_trig.outlined(lw.b, op.name, args[0])
+    routine = getattr(vecmath_trig, op.name)
+    if mode is None or isinstance(mode, str):
+        return routine(lw.b, args[0])
+    return routine(lw.b, args[0], mode)
 
 
 @scalar_op("log")

@@ -10,7 +10,8 @@ updated each iteration: the loop owns its carried buffers and donates them
 to the body (see `autograph.codegen.lowering.control`). Otherwise x is copied first.
 
 `grow` reallocates in place (`realloc`) when it may take x over, and only
-when x has fewer than n rows; new rows are zero.
+when x has fewer than n rows; new rows are zero (unless the loop around it
+writes every row before any read: `autograph.codegen.lowering.overwrite`).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from autograph.tracer.ops.update import BROADCAST_MSG, LEADING_MSG
 from autograph.tracer.tracing.symbolic import constant_value
 
 from . import memory
+from .overwrite import grow_overwritten
 from .elementwise import leaf_strides, strided_nest
 from ..llvm.irutil import mul, product, smax, to_i64
 from .registry import register
@@ -115,8 +117,10 @@ def lower_grow(lw, op: Op, args: list) -> list:
             rows = smax(b, n, b.shl(cap, i64(1)))
             with b.if_else(b.icmp_signed("==", cap, i64(0))) as (empty, nonempty):
                 with empty:
-                    # Nothing to keep: fresh zero pages (calloc) beat realloc + memset.
-                    fresh = memory.alloc_zeroed(lw, op, dtype, [rows] + rest)
+                    # Nothing to keep: fresh zero pages (calloc) beat realloc + memset;
+                    # no zeros at all when the loop writes every row first (overwrite.py).
+                    alloc = memory.alloc if grow_overwritten(op) else memory.alloc_zeroed
+                    fresh = alloc(lw, op, dtype, [rows] + rest)
                     memory.free(lw, x.ptr)
                     fresh_bb = b.block
                 with nonempty:

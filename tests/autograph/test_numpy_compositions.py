@@ -226,9 +226,9 @@ def test_out_is_refused_clearly():
 def test_errors_name_the_function_and_argument():
     with pytest.raises(ValueError, match=r"axis 2 is out of range for a tensor of rank 2"):
         ag.function(lambda a: np.roll(a, 1, axis=2))(np.ones((2, 3)))
-    with pytest.raises(ValueError, match=r"norm: the matrix norm ord=2 needs a singular value "
-                                         r"decomposition"):
-        ag.function(lambda a: np.linalg.norm(a, ord=2))(np.ones((2, 3)))
+    # the matrix 2-norm from LAPACK's singular values (tests/codegen/test_lapack_linalg.py)
+    np.testing.assert_array_equal(ag.function(lambda a: np.linalg.norm(a, ord=2))(np.ones((2, 3))),
+                                  np.linalg.norm(np.ones((2, 3)), ord=2))
     with pytest.raises(ValueError, match=r"repeat: 2 repeat counts for an axis of length 3"):
         np.repeat(ag.constant(np.ones(3)), [1, 2])
     with pytest.raises(ValueError, match=r"matmul: a scalar \(0-d\) operand"):

@@ -383,7 +383,9 @@ def _attack(tmp_path, plant, reason):
     plant(entry, original)
     out = _run_child(d)   # a hang or a MemoryError here is the bug
     assert out["out"] == [1.0, 5.0, 9.0] and out["origin"] == "compiled"
-    assert out["stats"]["bad"] == 1 and out["stats"]["hits"] == 0
+    # Refused by each reader: the warm-start index's lookup (autograph.runtime.warm_start: the cold
+    # process left a record pointing at this entry) and then the normal path's.
+    assert out["stats"]["bad"] in (1, 2) and out["stats"]["hits"] == 0
     assert any("ignoring disk-cache entry" in m and reason in m for m in out["log"]), out["log"]
     # The planted file was replaced by a real entry: the next process loads it.
     assert _run_child(d)["origin"] == "disk-cache"

@@ -383,20 +383,39 @@ def test_run_time_broadcast_error():
 def test_eager_errors():
     with pytest.raises(ag.errors.InvalidArgumentError, match="index 3 is out of bounds"):
         api.setitem(ag.constant([1, 2, 3]), 3, 0)
-    with pytest.raises(TypeError, match="item assignment: indexing with a list"):
-        api.setitem(ag.constant([1, 2, 3]), [0, 1], 0)
+    # an index list is NumPy's integer-array assignment (tracer/api/fancy_indexing.py)
+    np.testing.assert_array_equal(api.setitem(ag.constant([1, 2, 3]), [0, 1], 0).numpy(),
+                                  [0, 0, 3])
+    with pytest.raises(ag.errors.InvalidArgumentError, match="index 3 is out of bounds"):
+        api.setitem(ag.constant([1, 2, 3]), [0, 3], 0)
+
+
+class _Box:
+    pass
 
 
 def test_other_assignment_forms_have_a_clear_error():
+    # a chain on a local name is rewritten (tests/autograph/test_chained_item_assignment.py)
     @ag.function
     def chained(x):
         out = x + 0
         out[1][0] = 5
         return out
 
-    with pytest.raises(TypeError, match=r"write `x\[i, j\] = v`, not `x\[i\]\[j\] = v`[\s\S]*"
-                                        r"out\[1\]\[0\] = 5"):
-        chained(np.zeros((2, 2)))
+    np.testing.assert_array_equal(chained(np.zeros((2, 2))), [[0, 0], [5, 0]])
+
+    box = _Box()
+
+    @ag.function
+    def into_attribute(x):
+        box.t = x + 0
+        box.t[1] = 5
+        return box.t
+
+    with pytest.raises(TypeError, match=r"only assignments into a local name are rewritten "
+                                        r"\(not into an attribute, such as `self.x\[i\] = v`"
+                                        r"[\s\S]*box.t\[1\] = 5"):
+        into_attribute(np.zeros(2))
 
 
 # ---------------------------------------------------------------- memory

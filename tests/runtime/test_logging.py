@@ -37,7 +37,9 @@ print("done")
 
 
 def _run(verbosity, tmp_path):
-    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
+    # A cache of its own per run: each process is a cold one and traces (a warm one would
+    # load `f` through the warm-start index, autograph.runtime.warm_start, and trace nothing).
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / f"cache-{verbosity}"))
     if verbosity is None:
         env.pop("AUTOGRAPH_VERBOSITY", None)
     else:

@@ -141,11 +141,11 @@ def test_reductions_and_ufuncs_differential(data):
 
 
 def test_unsupported_functions_on_traced_tensors_name_the_function():
-    with pytest.raises(TypeError, match=r"np\.cov has no autograph equivalent(.|\n)*"
-                                        r"test_numpy_protocol\.py(.|\n)*np\.cov\(a\)"):
-        ag.function(lambda a: np.cov(a))(X)
-    with pytest.raises(TypeError, match=r"np\.linalg\.inv has no autograph equivalent"):
-        ag.function(lambda a: np.linalg.inv(a))(np.eye(2))
+    with pytest.raises(TypeError, match=r"np\.fft\.fft has no autograph equivalent(.|\n)*"
+                                        r"test_numpy_protocol\.py(.|\n)*np\.fft\.fft\(a\)"):
+        ag.function(lambda a: np.fft.fft(a))(X)
+    with pytest.raises(TypeError, match=r"np\.linalg\.eig has no autograph equivalent"):
+        ag.function(lambda a: np.linalg.eig(a))(np.eye(2))    # (inv, solve, eigh...: LAPACK)
     with pytest.raises(TypeError, match=r"np\.sum: the dtype= argument has no autograph equivalent"):
         ag.function(lambda a: np.sum(a, dtype=np.float64))(X)
     with pytest.raises(TypeError, match=r"np\.add: the out= argument has no autograph equivalent"):
@@ -162,9 +162,9 @@ def test_unsupported_functions_on_traced_tensors_name_the_function():
 
 def test_eager_fallback_and_dtype_rules():
     t = ag.constant(X)
-    s = np.cov(t)                                # no autograph op: NumPy computes it
+    s = np.fft.fft(t)                            # no autograph op: NumPy computes it
     assert isinstance(s, np.ndarray)
-    assert_same(s, np.cov(X))
+    assert_same(s, np.fft.fft(X))
     out = np.empty((2, 3), np.float32)
     np.add(t, t, out=out)                        # out= eagerly: NumPy's business
     assert_same(out, X + X)

@@ -169,11 +169,10 @@ def test_indexing_errors():
     with pytest.raises(ValueError, match=r"strided_slice: too many indices for a tensor of shape "
                                          r"\(3,\): 2 were given"):
         x[0, 0]
-    # a mask alone selects (tracer/api/masks.py); mixed with other indices it is not supported
+    # a mask alone selects (tracer/api/masks.py); mixed with other indices it is its
+    # nonzero() index arrays, as NumPy (tracer/api/fancy_indexing.py)
     assert_same(x[x > 1], np.array([2, 3], np.int32))
-    with pytest.raises(TypeError, match=r"getitem: indexing with a bool tensor \(mask\) is not "
-                                        r"supported yet.*ag\.where"):
-        x[x > 1, None]
+    assert_same(x[x > 1, None], np.array([[2], [3]], np.int32))
     # Integer array indices gather (tests/test_ops_shaping.py); other arrays are errors.
     assert_same(x[rt.constant([0, 1])], np.array([1, 2], np.int32))
     with pytest.raises(TypeError, match=r"getitem: indexing with a float32 tensor of shape \(2,\) is "

@@ -33,7 +33,7 @@ from .sorting import __all__ as _sorting_all
 from .clipping import clip_by_value  # noqa: F401
 from . import numpy_functions, numpy_linalg, numpy_creation, numpy_statistics  # noqa: F401  (register ag.roll, ag.norm, ag.broadcast_to, ...)
 from . import ndarray_methods  # noqa: F401  (the array methods of tensors: x.sum(), x.T, ...)
-from . import math, nn, printing, random, toplevel, bitwise  # noqa: F401  (the namespaces; complete the table)
+from . import math, nn, printing, random, toplevel, bitwise, linalg  # noqa: F401  (the namespaces; complete the table)
 from .numpy_protocol import array_function, array_ufunc
 from ..tracing.symbolic import is_traced
 from ..tracing import tensor_ops

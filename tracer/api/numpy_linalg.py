@@ -4,8 +4,9 @@ from reductions; `np.trace`, `np.diagonal` (2-D) and `np.swapaxes`.
 Vector norms (one axis, or a 1-D input): `ord` None or 2 (Euclidean), 1,
 inf, -inf, 0 (the number of non-zeros) and any other number p
 (sum(|x|**p)**(1/p)). Matrix norms (an axis pair, or a 2-D input with `ord`
-given): None or 'fro', 1, -1, inf, -inf. Matrix norms that need a singular
-value decomposition (`ord` 2, -2, 'nuc') are refused with an error saying so.
+given): None or 'fro', 1, -1, inf, -inf. Matrix norms from the singular
+values (`ord` 2, -2, 'nuc') call LAPACK's dgesdd as NumPy does
+(`numpy_lapack.singular_values`).
 Integer and bool inputs compute in float64, as NumPy does.
 """
 from __future__ import annotations
@@ -49,10 +50,17 @@ def _matrix(x, ord, axes, keepdims):
     row, col = axes
     if ord is None or ord == "fro":
         return _vector(x, None, axes, keepdims)
-    if ord in (2, -2, "nuc"):
-        raise ValueError(f"norm: the matrix norm ord={ord!r} needs a singular value "
-                         f"decomposition, which autograph does not support; ord None/'fro', "
-                         f"1, -1, inf and -inf are supported")
+    if ord in (2, -2, "nuc"):   # from the singular values (LAPACK dgesdd, as NumPy)
+        from .numpy_lapack import singular_values
+        rank = rank_of(x)
+        s = singular_values(transpose(x, [i for i in range(rank) if i not in axes] + [row, col]))
+        pick = {2: reduce_max, -2: reduce_min, "nuc": reduce_sum}[ord]
+        out = pick(s, axis=-1)
+        if keepdims:
+            from .shaping import expand_dims
+            for a in sorted(axes):
+                out = expand_dims(out, a)
+        return out
     a = ag_abs(x)
     if ord in (1, -1):
         inner, outer = row, col       # sum down each column, then over columns

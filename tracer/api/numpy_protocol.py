@@ -35,6 +35,9 @@ from .numpy_functions import Unsupported
 from .shaping import expand_dims, reshape
 from .sorting import argwhere, nonzero
 from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
+from . import numpy_lapack, numpy_linalg_names
+from . import numpy_histogram, numpy_indexing
+from . import numpy_arrange, numpy_elementwise, numpy_nan, numpy_products
 from ..core.location import user_location
 from ..tracing.symbolic import SymbolicTensor, current_builder
 
@@ -157,9 +160,12 @@ def _concatenate(fn):
 def _take(fn):
     def adapter(a, indices, axis=None, out=None, mode="raise"):
         _reject(out=out)
-        if mode != "raise":
+        if mode not in ("raise", "wrap", "clip"):
             raise _Unsupported(f"mode={mode!r}")
-        return fn(_flat(a) if axis is None else a, indices, axis=0 if axis is None else axis)
+        x, axis = (_flat(a), 0) if axis is None else (a, axis)
+        if mode != "raise":    # indices brought into range first (numpy_indexing.py)
+            indices = numpy_indexing.take_mode_indices(x, indices, axis, mode)
+        return fn(x, indices, axis=axis)
     return adapter
 
 
@@ -252,10 +258,30 @@ NUMPY_ONLY = {
     **numpy_statistics.FUNCTIONS,
     # unique, einsum
     **numpy_setops.FUNCTIONS,
+    # take_along_axis, flatnonzero, ravel_multi_index, unravel_index, ix_, bincount,
+    # *_indices_from, compress, extract; in-place put_along_axis/put/fill_diagonal/
+    # copyto/putmask refused outside a statement (the converter rewrites those)
+    **numpy_indexing.FUNCTIONS,
+    # histogram (int bins or explicit edges)
+    **numpy_histogram.FUNCTIONS,
+    # triu/tril, flip*, rot90, moveaxis, *split, diag/diagflat, pad, (arg)partition
+    **numpy_arrange.FUNCTIONS,
+    # kron, inner, tensordot, cross, polyval, trapezoid, convolve, correlate, cov, corrcoef
+    **numpy_products.FUNCTIONS,
+    # sinc, heaviside, reciprocal, fabs, float_power, logaddexp(2), nancumsum/prod,
+    # array_equal/equiv, isin, select, piecewise
+    **numpy_elementwise.FUNCTIONS,
+    # nanvar/nanstd, nanargmax/nanargmin, nanmedian, nanquantile/nanpercentile
+    **numpy_nan.FUNCTIONS,
 }
 
 # NumPy functions outside NumPy's main namespace, by identity.
-BY_FUNCTION = {np.linalg.norm: numpy_linalg.np_norm}
+BY_FUNCTION = {np.linalg.norm: numpy_linalg.np_norm,
+               # inv, solve, det, slogdet, cholesky, eigh, eigvalsh, qr, svd, pinv, matrix_rank, cond
+               **numpy_lapack.BY_FUNCTION,
+               # svdvals, matrix_norm, vector_norm, matrix_transpose, multi_dot, outer, vecdot, matmul
+               **numpy_linalg_names.BY_FUNCTION,
+               np.linalg.matrix_power: numpy_products.matrix_power}
 
 
 @functools.lru_cache(maxsize=None)
@@ -301,6 +327,8 @@ def _ufunc_call(ufunc, method, inputs, kwargs):
         for k in kwargs:   # out=, dtype=, where=, casting=, ...: NumPy's business
             raise _Unsupported(f"the {k}= argument")
         return fn(*inputs)
+    if method == "at":   # in place: the converter rewrites the statement (numpy_indexing.py)
+        raise _Unsupported(numpy_indexing.AT_ADVICE)
     fn = dispatch_table().get(f"{name}.{method}")
     if fn is None or len(inputs) != 1:
         raise _Unsupported("it")

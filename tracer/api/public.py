@@ -1,5 +1,5 @@
-"""The table of public functions: every name `ag`, `ag.math`, `ag.nn` and
-`ag.random` export, and the NumPy names that dispatch to them.
+"""The table of public functions: every name `ag`, `ag.math`, `ag.nn`,
+`ag.random` (`ag.bitwise`, `ag.linalg`) export, and the NumPy names that dispatch to them.
 
 Entries come from two places and nowhere else:
 
@@ -28,7 +28,7 @@ __all__ = ["Entry", "SPACES", "ENTRIES", "public", "implements", "register_op", 
            "numpy_names", "entry_of_op", "problems"]
 
 # The namespaces under `ag`: "" is ag itself.
-SPACES = ("", "math", "nn", "random", "bitwise")
+SPACES = ("", "math", "nn", "random", "bitwise", "linalg")
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typing import List, Optional
 
 import numpy as np
 
-from .common import (as_operand, index_operand, is_tensor_like, locate_errors, normalize_axis,
-    prepare, rank_of)
+from .common import (as_operand, holds_tensor, index_operand, is_tensor_like, locate_errors,
+    normalize_axis, prepare, rank_of)
 from .public import implements
 from .elementwise import cast
 from .construct import _dim_operand, shape_operands
@@ -415,6 +415,9 @@ def _int_index_array(part):
     """`part` as a gather index operand when it is an integer array index
     (a tensor or array of rank >= 1, or a list of ints), else None."""
     if isinstance(part, list):
+        if holds_tensor(part):         # [i, j] of traced scalars: one int tensor
+            part = as_operand("getitem", part)
+            return part if part.dtype.is_integer and (rank_of(part) or 0) >= 1 else None
         try:
             arr = np.asarray(part)
         except ValueError:

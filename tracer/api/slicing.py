@@ -3,7 +3,8 @@
 
 A key is an int, an int scalar tensor (traced or eager), a slice whose parts
 are ints / int scalar tensors / None, `None` (newaxis), `...`, or a tuple of
-these. Boolean masks and integer-array (fancy) indices are not supported.
+these. Boolean masks (masks.py) and integer-array ("fancy") indices
+(fancy_indexing.py) are NumPy's advanced indexing, handled on top of this.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..core.convert import is_python_number, is_weak, python_to_dtype
 from ..tracing.symbolic import bind
 from ..core.types import DType, as_dtype
 from .masks import mask_of, masked_getitem, masked_setitem
+from .fancy_indexing import advanced_getitem, advanced_setitem, has_advanced
 
 __all__ = ["getitem", "setitem", "index_spec"]
 
@@ -94,6 +96,8 @@ def getitem(x, key):
     gathered = gather_index(x, key)
     if gathered is not None:
         return gathered
+    if has_advanced(key):               # x[i, j], x[np.ix_(r, c)], x[1:, idx], ...
+        return advanced_getitem(x, key)
     x = as_operand("getitem", x)
     spec, operands = index_spec(key)
     return bind("strided_slice", x, *operands, spec=spec)
@@ -111,6 +115,8 @@ def setitem(x, key, value):
     mask = mask_of(key)
     if mask is not None:                # x[x > 0] = v: where(mask, v, x)
         return masked_setitem(x, mask, value)
+    if has_advanced(key):               # x[idx] = v: a scatter (fancy_indexing.py)
+        return advanced_setitem(x, key, value)
     x = as_operand("item assignment", x)
     try:
         spec, operands = index_spec(key)

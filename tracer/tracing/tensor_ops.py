@@ -103,9 +103,10 @@ class TensorOperators(ArrayMethods):
         # functional update, so reaching here means some other form was used.
         raise with_location(TypeError(
             "a tensor does not support item assignment in place: tensors are immutable. "
-            "Inside an ag.function with autograph=True, `x[i, j] = v` rebinds the name x to "
-            "an updated tensor; only that form is rewritten (write `x[i, j] = v`, not "
-            "`x[i][j] = v`, and do not assign into an attribute or an expression)"),
+            "Inside an ag.function with autograph=True, `x[i, j] = v` (or `x[i][j] = v`) "
+            "rebinds the local name x to an updated tensor; only assignments into a local "
+            "name are rewritten (not into an attribute, such as `self.x[i] = v`, or an "
+            "expression): assign to a local name, update it, and store it back"),
             user_location())
 
     # NumPy functions and ufuncs on tensors map to autograph ops (autograph.tracer.api.numpy_protocol).
