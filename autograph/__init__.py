@@ -32,6 +32,13 @@ from autograph.tracer.api.tensor_shape import TensorShape, name_scope
 from .module import Module
 from autograph.tracer.autodiff import GradientTape
 from . import keras  # noqa: F401
+# What every first call needs (the call index of the warm start, the disk
+# cache, the object loader and glue, the native entry) is imported with the
+# package: a program that calls a function imports it anyway, and its first
+# call then costs only its own work. None of it imports llvmlite.binding.
+from autograph.runtime import warm_start as _warm_start  # noqa: F401
+from autograph.codegen.jit import compile as _jit_compile, glue as _jit_glue  # noqa: F401
+from autograph.codegen.entry import dispatch as _entry_dispatch  # noqa: F401
 import types as _types
 
 # `ag.autograph.*`: TensorFlow's `tf.autograph` names.
