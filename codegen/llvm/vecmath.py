@@ -22,10 +22,14 @@ minimax fits):
   with E the Taylor series (to r**14; no division), then 2**k * (expm1(r) + 1) - 1
   rebuilt as (r + (1 - 2**-k) + ...) * 2**k for k >= 1 (the first sum exact) or
   expm1(r)*2**k + (2**k - 1) for k <= -1, so that no cancellation loses bits.
-  float32 runs the same in float64 (E to r**9) and rounds once.
-* tanh: sign(x) * t: t = 1 - 2/(exp(2|x|) + 1) above log(3)/2 (exp is cheaper
-  than expm1 and cannot cancel there), its Taylor series (20 terms float64, 9
-  float32) below, 1 beyond 22 (float32: 9). (e/(e + 2) with e = expm1(2|x|),
+  float32 runs the same in float32 (E to r**8, 16 lanes), with k*ln2 in two
+  parts and the rounding of r carried; beyond k = 24, s*2**k + ((e + rest)*2**k - 1).
+* tanh: sign(x) * t: t = 1 - 2/(exp(2|x|) + 1) above log(3)/2 (exp inlined:
+  n ln2 + r, expm1's Taylor polynomial (float32: Cephes' expf one), so no
+  division but the one above; it
+  cannot cancel there), x + x**3 P(x*x) below (P a least-squares fit in
+  np.longdouble: 11 terms float64, 5 float32), 1 beyond 22 (float32: 9).
+  float32 computes in float32 throughout. (e/(e + 2) with e = expm1(2|x|),
   measured, was slower.)
 
 NaN, +-inf, +-0, overflow and underflow give NumPy's results; the measured
@@ -37,7 +41,6 @@ import math
 
 from llvmlite import ir
 
-from . import mathfns
 from .irutil import intrinsic
 from .ltypes import F32, F64, I32, I64
 
@@ -216,9 +219,8 @@ def _define_log1p(b, x, key):
 # ------------------------------------------------------------------ expm1
 
 # expm1(r) = r + r*r*E(r) on |r| <= ln2/2 (Taylor; no division): float64 to r**14
-# (truncation 2**-56 relative), float32 (evaluated in float64) to r**9.
-_EXPM1_TAYLOR = {"f64": tuple(1.0 / math.factorial(n) for n in range(2, 15)),
-                 "f32": tuple(1.0 / math.factorial(n) for n in range(2, 10))}
+# (truncation 2**-56 relative); float32: _EXPM1_F32_E, to r**8 in float32.
+_EXPM1_TAYLOR = {"f64": tuple(1.0 / math.factorial(n) for n in range(2, 15))}
 _INVLN2 = 1.44269504088896338700
 
 
@@ -276,22 +278,54 @@ def _define_expm1(b, x, key):
     return b.select(b.fcmp_unordered("uno", x, x), x, y)
 
 
-def _expm1_in_f64(b, xd):
-    """expm1 of a float32 value held as float64, to about 2**-31 relative (float64
-    result): 2**k * (1 + p) - 1 loses nothing float32 keeps."""
-    c = lambda v: _c("f64", v)  # noqa: E731
-    xc = b.select(b.fcmp_ordered("<", xd, c(-30.0)), c(-30.0), xd)
-    xc = b.select(b.fcmp_ordered(">", xc, c(89.0)), c(89.0), xc)   # beyond: inf after rounding
-    kf = intrinsic(b, "roundeven", [b.fmul(xc, c(_INVLN2))])
-    r = _fma(b, kf, c(-0.6931471805599453), xc)
-    p = b.fadd(r, _expm1_poly(b, r, "f32"))
-    y = _fma(b, b.fadd(c(1.0), p), _pow2_f64(b, b.fptosi(kf, I64)), c(-1.0))
-    return b.select(b.fcmp_ordered("==", kf, c(0.0)), p, y)
+def _pow2_f32(b, n):
+    """2**n for an i32 n in the normal float32 exponent range."""
+    return b.bitcast(b.shl(b.add(n, _i32(127)), _i32(23)), F32)
+
+
+_EXPM1_F32_E = tuple(1.0 / math.factorial(n) for n in range(2, 9))   # Taylor to r**8
 
 
 def _expm1_f32(b, x):
-    """float32 expm1, computed in float64 and rounded once."""
-    y = b.fptrunc(_expm1_in_f64(b, b.fpext(x, F64)), F32)
+    """float32 expm1 in float32 (16 lanes with AVX-512): x = k ln2 + r + corr (ln2 in
+    two parts, k*C1 exact), expm1(r) = r + r*r*E(r), rebuilt as the float64 routine
+    does: ((1 - 2**-k) + r, exactly as s + e, + the rest) * 2**k for 1 <= k <= 24,
+    s*2**k + ((e + rest)*2**k - 1) beyond, p*2**k + (2**k - 1) for k <= -1."""
+    c = lambda v: _c("f32", v)  # noqa: E731
+    xc = b.select(b.fcmp_ordered("<", x, c(-30.0)), c(-30.0), x)
+    xc = b.select(b.fcmp_ordered(">", xc, c(89.0)), c(89.0), xc)   # beyond: inf
+    kf = intrinsic(b, "roundeven", [b.fmul(xc, c(_INVLN2))])
+    hi = _fma(b, kf, c(-0.693359375), xc)                  # exact (C1 has 9 bits)
+    r = _fma(b, kf, c(2.12194440e-4), hi)
+    corr = _fma(b, kf, c(2.12194440e-4), b.fsub(hi, r))   # what rounding r dropped
+    acc = c(_EXPM1_F32_E[-1])
+    for cf in reversed(_EXPM1_F32_E[:-1]):
+        acc = _fma(b, r, acc, c(cf))
+    q = b.fmul(b.fmul(r, r), acc)
+    tail = b.fadd(q, _fma(b, corr, b.fadd(r, q), corr))
+    p = b.fadd(r, tail)
+    ki = b.fptosi(kf, I32)
+    big = b.fcmp_ordered(">", kf, c(24.0))
+    twomk = b.select(big, c(0.0), _pow2_f32(b, b.sub(_i32(0), ki)))
+    one_m = b.fsub(c(1.0), twomk)
+    s = b.fadd(one_m, r)
+    bb = b.fsub(s, r)
+    e = b.fadd(b.fsub(r, b.fsub(s, bb)), b.fsub(one_m, bb))
+    half = _pow2_f32(b, b.sub(ki, _i32(1)))
+    up = b.fmul(b.fmul(b.fadd(s, b.fadd(e, tail)), half), c(2.0))
+    # k > 24: (s + (e + tail)) * 2**k - 1 as s*2**k + ((e + tail)*2**k - 1), two FMAs
+    # (s*2**k exact; halved and doubled so that k = 128 overflows only where the result does)
+    upbig = b.fmul(_fma(b, s, half, _fma(b, b.fadd(e, tail), half, c(-0.5))), c(2.0))
+    up = b.select(big, upbig, up)
+    twok = _pow2_f32(b, ki)
+    # k <= -1: p*2**k + (2**k - 1), one rounding (2**k - 1 exact for k >= -24; below,
+    # (1 + p)*2**k - 1, the rounding of 1 + p far below the result's last bit)
+    deep = b.fcmp_ordered("<", kf, c(-24.0))
+    down = _fma(b, b.select(deep, b.fadd(c(1.0), p), p), twok,
+                b.select(deep, c(-1.0), b.fsub(twok, c(1.0))))
+    y = b.select(b.fcmp_ordered(">", kf, c(0.0)), up, down)
+    y = b.select(b.fcmp_ordered("==", kf, c(0.0)), p, y)
+    y = b.select(b.fcmp_ordered(">", x, c(89.0)), c(float("inf")), y)
     small = b.fcmp_ordered("<", intrinsic(b, "fabs", [x]), _c("f32", 2.0 ** -25))
     return b.select(b.or_(small, b.fcmp_unordered("uno", x, x)), x, y)
 
@@ -299,40 +333,80 @@ def _expm1_f32(b, x):
 # ------------------------------------------------------------------ tanh
 
 def _define_tanh(b, x, key):
-    c = lambda v: _c(key, v)  # noqa: E731
+    if key == "f32":
+        return _tanh_f32(b, x)
+    c = lambda v: _c("f64", v)  # noqa: E731
     ax = intrinsic(b, "fabs", [x])
     # e**(2|x|) >= 3 where this branch is taken: 1 - 2/(e + 1) loses nothing to
-    # cancellation, so exp (cheaper than expm1) is enough; clamped below 2*22.
-    e = mathfns.exp(b, b.fmul(c(2.0), b.select(b.fcmp_ordered("<", ax, c(22.0)), ax, c(22.0))))
+    # cancellation. e inlined, no division: 2|x| (clamped below 44) = n ln2 + r
+    # (n*ln2_hi exact), e = (1 + expm1(r)) 2**n with expm1's Taylor polynomial.
+    y = b.fmul(c(2.0), b.select(b.fcmp_ordered("<", ax, c(22.0)), ax, c(22.0)))
+    n = intrinsic(b, "roundeven", [b.fmul(y, c(_INVLN2))])
+    r = _fma(b, n, c(-_LN2_HI["f64"]), y)
+    r = _fma(b, n, c(-_LN2_LO["f64"]), r)
+    p = b.fadd(r, _expm1_poly(b, r, "f64"))
+    scale = _pow2_f64(b, b.fptosi(n, I64))
+    e = _fma(b, p, scale, scale)
     q = b.fdiv(c(2.0), b.fadd(e, c(1.0)))
-    # |x| > log(3)/2: 1 - 2/(e + 2) keeps the result's last bits; below, the series
+    # |x| > log(3)/2: 1 - 2/(e + 2) keeps the result's last bits; below, the fit
     t = b.select(b.fcmp_ordered(">", ax, c(0.5493061443340549)), b.fsub(c(1.0), q),
                  _tanh_series(b, ax, key))
-    limit = 22.0 if key == "f64" else 9.0
-    t = b.select(b.fcmp_ordered(">", ax, c(limit)), c(1.0), t)
+    t = b.select(b.fcmp_ordered(">", ax, c(22.0)), c(1.0), t)
     res = intrinsic(b, "copysign", [t, x])
     return b.select(b.fcmp_unordered("uno", x, x), x, res)
 
 
-# Taylor coefficients of tanh: x^3, x^5, ... (2^2n (2^2n - 1) B_2n / (2n)!, from the
-# Bernoulli numbers). On |x| < log(3)/2 each term is < 0.12 of the one before;
-# enough terms for float64 (and float32) precision.
-_TANH_TAYLOR = (-0.3333333333333333, 0.13333333333333333, -0.05396825396825397,
-                0.021869488536155203, -0.008863235529902197, 0.003592128036572481,
-                -0.0014558343870513183, 0.000590027440945586, -0.00023912911424355248,
-                9.691537956929451e-05, -3.927832388331683e-05, 1.5918905069328964e-05,
-                -6.451689215655431e-06, 2.6147711512907546e-06, -1.0597268320104654e-06,
-                4.294911078273806e-07, -1.7406618963571648e-07, 7.054636946400968e-08,
-                -2.859136662305254e-08, 1.1587644432798853e-08)
-_TANH_TERMS = {"f64": 20, "f32": 9}
+# tanh(x) = x + x**3 P(x*x) on |x| < log(3)/2 (float64): a least-squares fit in a
+# Chebyshev basis of x*x, weighted to relative error, solved in np.longdouble
+# (relative error 3e-18 with the float64 coefficients; the correction is < 0.1 x,
+# so the result is rounded about once).
+_TANH_P = (-0.333333333333333, 0.13333333333326505, -0.05396825396371674,
+           0.021869488385071127, -0.008863232594559444, 0.0035920920104267496,
+           -0.0014555429889863084, 0.0005884460589337047, -0.00023338781325674945,
+           8.332834149016334e-05, -1.9503708023671477e-05)
 
 
 def _tanh_series(b, ax, key):
-    """tanh(ax) = ax + ax*z*P(z), z = ax*ax, for 0 <= ax < log(3)/2 (the
-    correction is < 0.1 ax, so the result is rounded about once)."""
-    coeffs = _TANH_TAYLOR[:_TANH_TERMS[key]]
+    """tanh(ax) = ax + ax*z*P(z), z = ax*ax, for 0 <= ax < log(3)/2 (float64)."""
+    coeffs = _TANH_P
     z = b.fmul(ax, ax)
     acc = _c(key, coeffs[-1])
     for cf in reversed(coeffs[:-1]):
         acc = _fma(b, z, acc, _c(key, cf))
     return b.fadd(ax, b.fmul(ax, b.fmul(z, acc)))
+
+
+# float32 tanh: tanh(x) = x + x**3 P(x*x) on |x| < log(3)/2, P a least-squares fit
+# (relative error 1.4e-9 with the float32 coefficients), fitted here in np.longdouble.
+_TANH_F32_P = (-0.33333319425582886, 0.13332653045654297, -0.053859464824199677,
+               0.02110154554247856, -0.006316916551440954)
+# e**r - 1 - r = r*r*E(r), |r| <= ln2/2: Cephes' expf coefficients
+_EXP_F32_E = (5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2, 8.3334519073e-3,
+              1.3981999507e-3, 1.9875691500e-4)
+
+
+def _tanh_f32(b, x):
+    """float32 tanh in float32 (16 lanes with AVX-512): 1 - 2/(e**(2|x|) + 1) above
+    log(3)/2 with an inlined exp (2|x| <= 18: one scaling), the fit P below."""
+    c = lambda v: _c("f32", v)  # noqa: E731
+    ax = intrinsic(b, "fabs", [x])
+    y = b.fmul(c(2.0), b.select(b.fcmp_ordered("<", ax, c(9.0)), ax, c(9.0)))
+    n = intrinsic(b, "roundeven", [b.fmul(y, c(1.4426950408889634))])
+    r = _fma(b, n, c(-0.693359375), y)
+    r = _fma(b, n, c(2.12194440e-4), r)
+    acc = c(_EXP_F32_E[-1])
+    for cf in reversed(_EXP_F32_E[:-1]):
+        acc = _fma(b, r, acc, c(cf))
+    p = _fma(b, b.fmul(r, r), acc, r)
+    scale = b.bitcast(b.shl(b.add(b.fptosi(n, I32), _i32(127)), _i32(23)), F32)
+    e = _fma(b, p, scale, scale)
+    t_big = b.fsub(c(1.0), b.fdiv(c(2.0), b.fadd(e, c(1.0))))
+    z = b.fmul(ax, ax)
+    acc = c(_TANH_F32_P[-1])
+    for cf in reversed(_TANH_F32_P[:-1]):
+        acc = _fma(b, z, acc, c(cf))
+    t_small = _fma(b, b.fmul(ax, z), acc, ax)
+    t = b.select(b.fcmp_ordered(">", ax, c(0.5493061443340549)), t_big, t_small)
+    t = b.select(b.fcmp_ordered(">", ax, c(9.0)), c(1.0), t)
+    res = intrinsic(b, "copysign", [t, x])
+    return b.select(b.fcmp_unordered("uno", x, x), x, res)
