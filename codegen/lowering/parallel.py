@@ -160,9 +160,13 @@ def _rebuild(node, leaves_map: Dict[int, Tensor], values_map: Dict[int, ir.Value
     return go(node)
 
 
-def _emit_chunk(lw, fn: ir.Function, node, out: Tensor, leaves: List[Tensor],
-                free: List[ir.Value]) -> None:
-    """The body of a chunk function: loads its slots, loops over [lo, hi)."""
+def chunk_prologue(lw, fn: ir.Function, node, leaves: List[Tensor], free: List[ir.Value],
+                   first: int):
+    """Open chunk function `fn(ctx, lo, hi)`: (builder, chunk lowerer, lo, hi,
+    slot(k) -> pointer to context slot k, `node` rebuilt on the chunk's own
+    leaves and free values, those leaves). The leaves' data pointers are in
+    the slots from `first` on, the free values in the slots after them; the
+    slots before `first` are the caller's (output, sizes)."""
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(entry)
     ctx, lo, hi = fn.args
@@ -171,13 +175,20 @@ def _emit_chunk(lw, fn: ir.Function, node, out: Tensor, leaves: List[Tensor],
     def slot(k):
         return b.gep(ctx, [i64(k)], source_etype=I64)
 
-    out_ptr = b.load(slot(0), typ=PTR)
-    leaves_map = {id(t): Tensor(t.dtype, b.load(slot(1 + k), typ=PTR), t.dims)
+    leaves_map = {id(t): Tensor(t.dtype, b.load(slot(first + k), typ=PTR), t.dims)
                   for k, t in enumerate(leaves)}
-    base = 1 + len(leaves)
+    base = first + len(leaves)
     values_map = {id(v): b.load(slot(base + k), typ=v.type) for k, v in enumerate(free)}
     copy = _rebuild(node, leaves_map, values_map)
-    chunk_leaves = [leaves_map[id(t)] for t in leaves]
+    return b, clw, lo, hi, slot, copy, [leaves_map[id(t)] for t in leaves]
+
+
+def _emit_chunk(lw, fn: ir.Function, node, out: Tensor, leaves: List[Tensor],
+                free: List[ir.Value]) -> None:
+    """The body of a chunk function: loads its slots, loops over [lo, hi)."""
+    b, clw, lo, hi, slot, copy, chunk_leaves = chunk_prologue(lw, fn, node, leaves, free, 1)
+    out_ptr = b.load(slot(0), typ=PTR)
+
     def loop():
         with for_range(b, hi, start=lo, name="par", interleave=1, unroll=False) as i:
             loaded = ew.load_leaves(clw, chunk_leaves, [i] * len(chunk_leaves))

@@ -27,10 +27,10 @@ from llvmlite import ir
 
 from ..abi import threads
 from ..llvm.irutil import declare, for_range, smin
-from ..llvm.ltypes import I64, PTR, VOID, Tensor, const_int, i64, load_elem, mem_type, store_elem
+from ..llvm.ltypes import I64, PTR, VOID, const_int, i64, load_elem, mem_type, store_elem
 from . import elementwise as ew
 from . import memory
-from .parallel import _ChunkLowerer, _MayFail, _fits_slot, _free_values, _rebuild, min_elements
+from .parallel import _MayFail, _fits_slot, _free_values, chunk_prologue, min_elements
 
 __all__ = ["BLOCK", "reduce_parallel"]
 
@@ -40,22 +40,9 @@ _CHUNK_TYPE = ir.FunctionType(VOID, [PTR, I64, I64])
 
 
 def _emit_chunk(lw, fn, x, leaves, free, dtype, ident, combine) -> None:
-    entry = fn.append_basic_block("entry")
-    b = ir.IRBuilder(entry)
-    ctx, lo, hi = fn.args
-    clw = _ChunkLowerer(lw, b, entry)
-
-    def slot(k):
-        return b.gep(ctx, [i64(k)], source_etype=I64)
-
+    b, clw, lo, hi, slot, copy, chunk_leaves = chunk_prologue(lw, fn, x, leaves, free, 2)
     partials = b.load(slot(0), typ=PTR)
     n = b.load(slot(1), typ=I64)
-    leaves_map = {id(t): Tensor(t.dtype, b.load(slot(2 + k), typ=PTR), t.dims)
-                  for k, t in enumerate(leaves)}
-    base = 2 + len(leaves)
-    values_map = {id(v): b.load(slot(base + k), typ=v.type) for k, v in enumerate(free)}
-    copy = _rebuild(x, leaves_map, values_map)
-    chunk_leaves = [leaves_map[id(t)] for t in leaves]
     part = clw.alloca(mem_type(dtype), name="part")
     with for_range(b, hi, start=lo, name="pblk", unroll=False) as blk:
         start = b.mul(blk, i64(BLOCK))
