@@ -35,7 +35,7 @@ def _lower(graph: Graph, symbol: str, boundscheck: bool, fastmath: bool = False)
     from ..lowering.driver import lower_graph  # lazy: a cache hit needs no llvmlite.ir
 
     LOWERED += 1
-    module, errors = lower_graph(graph, symbol, symbol + ".module", boundscheck)
+    module, errors = lower_graph(graph, symbol, symbol + ".module", boundscheck, fastmath)
     if fastmath:
         # Only the kernel's own functions: the CPython glue added below does no float maths.
         from ..llvm.fastmath import apply_fastmath

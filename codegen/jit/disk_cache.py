@@ -120,10 +120,9 @@ import logging
 import os
 import re
 import struct
-import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional
 
 import numpy as np
 
@@ -131,7 +130,8 @@ from autograph.tracer.core.ir import Graph, Location
 from autograph.tracer.core.printer import format_attr, format_graph
 
 from ..lowering.error_sites import ErrorTable
-from . import cache_auth, cache_files
+from . import cache_auth, cache_files, side_cache
+from .cache_directory import STATS, cache_dir, enabled, open_checked as _open
 from .cache_files import Unsafe
 from autograph.tracer.core import forksafe
 
@@ -155,43 +155,11 @@ _OWN_FILE = re.compile(r"^(?:[0-9a-f]{64}|\.tmp-[A-Za-z0-9_]+)(?:" + re.escape(S
 
 NOT_CACHEABLE: set = set()   # op names whose lowering embeds process-specific state
 
-# Counters for tests and benchmarks: hits, misses, stores, bad (ignored entries), uncacheable,
-# refused (lookups or stores skipped because the directory or the key failed a check).
-STATS: Dict[str, int] = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "uncacheable": 0, "refused": 0}
-
 _INLINE_ELEMENTS = 64   # array attributes up to this size are printed in the key, larger ones hashed
 _SYMBOL_RE = re.compile(r"^ag_[A-Za-z0-9_]+_[0-9a-f]{16}_[0-9a-f]{8}$")
 _counter = itertools.count(1)
 _lock = forksafe.lock()   # a fork child gets it back unlocked
 _statics: Optional[str] = None
-
-
-# --------------------------------------------------------------------------- settings
-
-
-def enabled() -> bool:
-    """False when AUTOGRAPH_DISABLE_CACHE is set to a true value (1, true, yes, on),
-    or where the cache's file checks cannot be made (not POSIX). Another value than
-    those or 0, false, no, off is an EnvironmentSettingError naming the choices."""
-    from autograph.tracer.core.env import flag
-    return not flag("AUTOGRAPH_DISABLE_CACHE") and _SUPPORTED
-
-
-_SUPPORTED = cache_files.supported()
-
-
-def cache_dir() -> str:
-    """The cache directory: $AUTOGRAPH_CACHE_DIR, else the user's cache directory."""
-    env = os.environ.get("AUTOGRAPH_CACHE_DIR")
-    if env:
-        return os.path.abspath(os.path.expanduser(env))
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser(r"~\AppData\Local")
-        return os.path.join(base, "autograph", "Cache")
-    if sys.platform == "darwin":
-        return os.path.expanduser("~/Library/Caches/autograph")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return os.path.join(base, "autograph")
 
 
 # --------------------------------------------------------------------------- key
@@ -224,8 +192,6 @@ def _static_part(start_llvm: bool = True) -> Optional[str]:
     global _statics
     if _statics is None:
         import llvmlite   # the package's version only: not llvmlite.binding
-
-        from . import side_cache
 
         fingerprint = side_cache.host_fingerprint()
         record = side_cache.read("host", fingerprint) if fingerprint else None
@@ -306,47 +272,6 @@ def keyed_symbol(name: str, key: str) -> str:
     # ASCII only: the symbol must match _SYMBOL_RE when the entry is read back.
     safe = "".join(c if (c.isascii() and c.isalnum()) or c == "_" else "_" for c in name)[:40] or "fn"
     return f"ag_{safe}_{key[:16]}_{next(_counter):08x}"
-
-
-# --------------------------------------------------------------------------- the directory
-
-
-_warned: set = set()   # cache directories already warned about: one warning each per process
-
-
-def _open(create: bool) -> Optional[Tuple[str, int, bytes]]:
-    """(path, file descriptor, secret key) of the checked cache directory.
-
-    None when it does not exist (and `create` is False) or when it or the
-    key fails a check (logged once per directory: the cache is then not
-    used). Other OSErrors (cannot create, cannot read) propagate.
-    """
-    path = cache_dir()
-    try:
-        fd = cache_files.open_dir(path, create)
-    except FileNotFoundError:
-        if create:
-            raise
-        return None
-    except Unsafe as exc:
-        _refuse(path, exc)
-        return None
-    try:
-        return path, fd, cache_auth.secret(path, fd)
-    except Unsafe as exc:
-        os.close(fd)
-        _refuse(path, exc)
-        return None
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _refuse(path: str, exc: Exception) -> None:
-    STATS["refused"] += 1
-    if path not in _warned:
-        _warned.add(path)
-        log.warning("the disk cache %s is not used: %s", path, exc)
 
 
 # --------------------------------------------------------------------------- store
@@ -541,7 +466,7 @@ def clear_cache(path: Optional[str] = None) -> ClearResult:
     # Names are looked up and removed relative to the directory's descriptor: swapping a path
     # component for a symlink meanwhile cannot send the removals elsewhere.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)) \
-        if _SUPPORTED else None
+        if cache_files.supported() else None
     try:
         with _lock, os.scandir(path if fd is None else fd) as entries:
             for entry in list(entries):

@@ -36,7 +36,8 @@ it runs under one global lock: LLVM compilation is not thread-safe.
 * The glue loaded once per process (the SIGINT handler, `jit/interrupt.py`;
   the thread pool, `jit/threadpool.py`; the result capsules' destructor,
   `autograph_capsule_free`, since result arrays outlive kernels) is
-  provided by `jit/glue.py`: bounded, never freed; loaded from stored
+  provided by `jit/glue.py` (which registers its providers here when it is
+  imported, `attach_glue`: it sits above this module): bounded, never freed; loaded from stored
   object code by `objload` when it can, else compiled into one shared
   MCJIT engine (`mcjit_glue`), where `function_address` also looks.
 * With `emit_object=True` (the disk cache is on) the object file is kept as
@@ -52,7 +53,7 @@ it runs under one global lock: LLVM compilation is not thread-safe.
 * LLVM starts (`_get_state`) only to compile, inspect, link what the loader
   refused, or when a cache key needs the host description (no host record
   yet: `disk_cache._static_part`); `publish_symbol` records symbols in
-  `_IMPORTS` and hands them to `llvm.add_symbol` once LLVM runs.
+  `symbols.py`, which hands them to `llvm.add_symbol` once LLVM runs.
 * `fork()`: the lock is held across it (`os.register_at_fork`), so a fork
   made while another thread compiles waits for that compilation to end; the
   child then gets the lock back unlocked and LLVM in a consistent state
@@ -71,9 +72,10 @@ import weakref
 from typing import Callable, Dict, Iterable, List, Optional
 
 from . import interrupt, objload
+from .symbols import attach_llvm, published, resolve_symbol
 
 __all__ = ["LOCK", "compile_ir", "load_object", "function_address", "JitModule", "unique_name",
-           "host_description", "ensure_started", "publish_symbol", "live_libraries", "release_pending"]
+           "host_description", "ensure_started", "attach_glue", "live_libraries", "release_pending"]
 
 log = logging.getLogger("autograph.codegen")
 
@@ -82,8 +84,11 @@ LOCK = threading.RLock()
 USE_OBJECT_LOADER = objload.supported()
 _state = None
 _counter = itertools.count(1)
-# Runtime symbols kernels reference by name (publish_symbol): imported into every library.
-_IMPORTS: Dict[str, int] = {}
+# The runtime glue (jit/glue.py, which sits above this module) registers how to provide
+# the runtime symbols kernels import (`attach_glue`): all of them when LLVM starts, or those
+# an object loaded without LLVM names.
+_glue_provide: Optional[Callable[[Iterable[str]], None]] = None
+_glue_provide_all: Optional[Callable[[], None]] = None
 # Resource trackers of code whose owner died, disposed under LOCK (_release_pending).
 _PENDING: List[object] = []
 # Libraries linked and not yet disposed (tests and the mapping check read it).
@@ -124,11 +129,10 @@ class _State:
         # Kernels: one library each, unloadable (see the module docstring). Objects only are
         # added, so the LLJIT's own target machine (the host's) compiles nothing.
         self.generation = _Generation(llvm.create_lljit_compiler())
-        # Runtime symbols published before LLVM started (glue loaded without it): MCJIT and
-        # address_of_symbol see them too. The glue's providers run once this state exists
-        # (_get_state: they may compile with it).
-        for name, address in _IMPORTS.items():
-            llvm.add_symbol(name, address)
+        # Runtime symbols published before LLVM started (glue loaded without it), and those
+        # published later: MCJIT and address_of_symbol see them too. The glue's providers run
+        # once this state exists (_get_state: they may compile with it).
+        attach_llvm(llvm)
 
     def optimise(self, mod) -> None:
         llvm = self.llvm
@@ -148,9 +152,26 @@ def _get_state() -> _State:
     # The runtime glue (SIGINT handler, thread pool, BLAS table, result destructor): anything
     # compiled from now on may import it. Each provider runs once (a failed one again next
     # time); one that compiles comes back here, and is then skipped (glue.py).
-    from . import glue
-    glue.provide_all()
+    _provide_glue()
     return _state
+
+
+def attach_glue(provide: Callable[[Iterable[str]], None], provide_all: Callable[[], None]) -> None:
+    """Register the runtime glue's providers (`glue.provide`, `glue.provide_all`); the
+    glue module calls this when it is imported (`import autograph` imports it)."""
+    global _glue_provide, _glue_provide_all
+    _glue_provide, _glue_provide_all = provide, provide_all
+
+
+def _provide_glue(names: Optional[Iterable[str]] = None) -> None:
+    """Provide the runtime symbols among `names` (all of them when None) through the glue."""
+    if _glue_provide is None or _glue_provide_all is None:
+        raise RuntimeError("codegen: the runtime glue is not attached "
+                           "(import autograph.codegen.jit.glue before compiling)")
+    if names is None:
+        _glue_provide_all()
+    else:
+        _glue_provide(names)
 
 
 def ensure_started() -> float:
@@ -162,42 +183,6 @@ def ensure_started() -> float:
     with LOCK:
         _get_state()
     return time.perf_counter() - t0
-
-
-def publish_symbol(name: str, address: int) -> None:
-    """Make the runtime symbol `name` (data or code at `address`, living as long as the
-    process) resolvable by all code loaded from now on: every kernel library (imported by
-    address, or resolved by the object loader) and, once LLVM runs, the shared engine
-    (`llvm.add_symbol`; replayed when LLVM starts later). Caller holds LOCK."""
-    _IMPORTS[name] = address
-    if _state is not None:
-        _state.llvm.add_symbol(name, address)
-
-
-_dlsym = None
-
-
-def resolve_symbol(name: str) -> int:
-    """The address an object's undefined symbol `name` gets, as `_link` resolves it
-    without LLVM: a published runtime symbol, else (when llvmlite.binding is loaded) a
-    symbol given to `llvm.add_symbol` (tests route malloc/free through counters so),
-    else the process (`dlsym(RTLD_DEFAULT)`: libc, libm, the CPython API); 0 if none."""
-    global _dlsym
-    address = _IMPORTS.get(name)
-    if address:
-        return address
-    llvm = sys.modules.get("llvmlite.binding")
-    if llvm is not None:
-        address = llvm.address_of_symbol(name)
-        if address:
-            return address
-    if _dlsym is None:
-        import ctypes
-        f = ctypes.CDLL(None).dlsym
-        f.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        f.restype = ctypes.c_void_p
-        _dlsym = f
-    return _dlsym(None, name.encode()) or 0
 
 
 def host_description() -> str:
@@ -396,7 +381,7 @@ def _link(s: _State, obj: bytes, exports: Iterable[str]) -> Optional[_Library]:
         generation = s.generation = _Generation(s.llvm.create_lljit_compiler())
     exports = list(exports)
     builder = s.llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
-    imports = dict(_IMPORTS)
+    imports = published()
     for name in _undefined_symbols(obj):
         if name not in imports:
             # As MCJIT resolved them: symbols given to llvm.add_symbol first (tests route
@@ -473,10 +458,9 @@ def _load_without_llvm(obj: bytes, exports: List[str]) -> Optional[_Library]:
     symbols it imports (`glue.provide`); None (logged at debug level) when the loader
     refuses it: the caller links it with LLVM, which may know more (compiler-rt, ...)."""
     global _live
-    from . import glue
     _release_pending()
     undefined = _undefined_symbols(obj)
-    glue.provide(undefined)
+    _provide_glue(undefined)
     interrupt.ensure_installed()   # in case signal.signal(SIGINT, ...) replaced it
     try:
         loaded = objload.load(obj, exports, resolve_symbol)
@@ -525,7 +509,7 @@ def function_address(symbol: str) -> int:
     engine (glue the object loader refused), or 0. Kernels' own symbols are looked
     up in their library: `JitModule.address_of`."""
     with LOCK:
-        return _IMPORTS.get(symbol) or _get_state().engine.get_function_address(symbol)
+        return published().get(symbol) or _get_state().engine.get_function_address(symbol)
 
 
 def _defined(mod, name: str) -> bool:

@@ -32,6 +32,8 @@ from ..abi import blas, heap, lapack
 from ..abi.binding import CAPSULE_FREE_SYMBOL
 from ..abi.interrupt import EPOCH_SYMBOL
 from ..abi.threads import PARALLEL_FOR_SYMBOL, THREADS_SYMBOL
+from . import disk_cache, engine, interrupt, objload, side_cache, threadpool
+from .symbols import publish_symbol, resolve_symbol
 
 __all__ = ["provide", "provide_all", "load_code"]
 
@@ -55,23 +57,19 @@ _DONE: set = set()          # providers that ran (or are running: a provider may
 
 
 def _interrupt() -> None:
-    from . import interrupt
-    interrupt.start()
+    interrupt.start(load_code)
 
 
 def _threads() -> None:
-    from . import threadpool
-    threadpool.start()
+    threadpool.start(load_code)
 
 
 def _blas() -> None:
-    from .engine import publish_symbol
     blas.load()
     publish_symbol(blas.TABLE_SYMBOL, ctypes.addressof(blas.TABLE))
 
 
 def _lapack() -> None:
-    from .engine import publish_symbol
     lapack.load()
     publish_symbol(lapack.TABLE_SYMBOL, ctypes.addressof(lapack.TABLE))
 
@@ -79,7 +77,6 @@ def _lapack() -> None:
 def _capsule_free() -> None:
     """The result capsules' destructor: result arrays outlive kernels, so the code
     they call must not be freed with a kernel's."""
-    from .engine import publish_symbol
     address = load_code("ag_capsule_free_module", _CAPSULE_FREE_IR.format(name=CAPSULE_FREE_SYMBOL),
                         [CAPSULE_FREE_SYMBOL])[CAPSULE_FREE_SYMBOL]
     publish_symbol(CAPSULE_FREE_SYMBOL, address)
@@ -124,8 +121,6 @@ def provide_all() -> None:
 def load_code(module_name: str, ir_text: str, symbols: List[str]) -> Dict[str, int]:
     """The addresses of `symbols`, defined by glue module `ir_text` loaded for the
     life of the process: its stored object code without LLVM when possible."""
-    from . import disk_cache, engine, objload, side_cache
-
     statics = disk_cache._static_part(start_llvm=False)
     obj = side_cache.read("glue", statics + "\0" + ir_text) if statics else None
     if obj is None:
@@ -134,7 +129,7 @@ def load_code(module_name: str, ir_text: str, symbols: List[str]) -> Dict[str, i
         side_cache.write("glue", statics + "\0" + ir_text, obj)
     if engine.USE_OBJECT_LOADER:
         try:
-            loaded = objload.load(obj, symbols, engine.resolve_symbol)
+            loaded = objload.load(obj, symbols, resolve_symbol)
         except objload.ObjectError as exc:
             log.debug("glue %s: the object loader refused it (%s); compiling it into the shared "
                       "MCJIT engine", module_name, exc)
@@ -142,3 +137,7 @@ def load_code(module_name: str, ir_text: str, symbols: List[str]) -> Dict[str, i
             _KEEP.append(loaded)
             return loaded.addresses
     return engine.mcjit_glue(ir_text, module_name, symbols)
+
+
+# The engine asks for the glue through these (it sits below this module).
+engine.attach_glue(provide, provide_all)

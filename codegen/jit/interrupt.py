@@ -27,6 +27,7 @@ import signal
 import sys
 
 from ..abi.interrupt import EPOCH_SYMBOL
+from .symbols import publish_symbol
 
 __all__ = ["start", "ensure_installed", "epoch", "installed"]
 
@@ -80,12 +81,11 @@ def installed() -> bool:
     return (old.handler or 0) == _handler_address
 
 
-def start() -> None:
+def start(load_code) -> None:
     """Called once per process by `glue` (engine LOCK held): publish the epoch
-    symbol, load the handler's code and install it."""
+    symbol, load the handler's code with `load_code` (`glue.load_code`, passed in
+    because the glue sits above this module) and install it."""
     global _handler_address
-    from .engine import publish_symbol   # here: engine imports this module
-    from .glue import load_code
     publish_symbol(EPOCH_SYMBOL, ctypes.addressof(_words))
     if not _SUPPORTED:
         return

@@ -32,6 +32,7 @@ import sys
 from typing import Optional
 
 from . import cache_auth, cache_files
+from .cache_directory import enabled, open_checked
 
 __all__ = ["SUFFIX", "host_fingerprint", "read", "write"]
 
@@ -87,11 +88,10 @@ def _name(kind: str, key: str) -> str:
 
 def read(kind: str, key: str) -> Optional[bytes]:
     """The payload of record (`kind`, `key`), or None (absent, or failed a check: logged)."""
-    from . import disk_cache
-    if not disk_cache.enabled():
+    if not enabled():
         return None
     try:
-        opened = disk_cache._open(create=False)
+        opened = open_checked(create=False)
     except OSError:
         return None
     if opened is None:
@@ -118,11 +118,10 @@ def read(kind: str, key: str) -> Optional[bytes]:
 
 def write(kind: str, key: str, payload: bytes) -> bool:
     """Store record (`kind`, `key`) atomically; False (logged at debug level) if not written."""
-    from . import disk_cache
-    if not disk_cache.enabled():
+    if not enabled():
         return False
     try:
-        opened = disk_cache._open(create=True)
+        opened = open_checked(create=True)
     except OSError as exc:
         log.debug("cannot write a side record: %s", exc)
         return False

@@ -36,6 +36,7 @@ import os
 import threading
 
 from ..abi import threads
+from .symbols import publish_symbol
 
 __all__ = ["start"]
 
@@ -285,13 +286,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def start() -> None:
+def start(load_code) -> None:
     """Called once per process by `glue` (engine LOCK held): read the thread
-    count, load the pool's code, publish `autograph_parallel_for`, start the
-    workers."""
+    count, load the pool's code with `load_code` (`glue.load_code`, passed in
+    because the glue sits above this module), publish `autograph_parallel_for`,
+    start the workers."""
     count = threads.configure()
-    from .engine import publish_symbol   # here: engine imports this module
-    from .glue import load_code
     publish_symbol(threads.THREADS_SYMBOL, ctypes.addressof(threads.THREADS))
     publish_symbol(threads.POOL_SYMBOL, ctypes.addressof(threads.POOL))
     _reset_pool()

@@ -20,7 +20,7 @@ import pytest
 import paths
 import autograph as ag
 from autograph.codegen.jit import compile as cg_compile
-from autograph.codegen.jit import engine, objload
+from autograph.codegen.jit import engine, objload, symbols
 
 pytestmark = pytest.mark.skipif(not objload.supported(), reason="the loader handles x86-64 Linux only")
 
@@ -310,18 +310,18 @@ def test_an_unknown_relocation_type_is_refused(scaled_object):
     at = _relocations(obj)[0]
     struct.pack_into("<I", obj, at, 99)
     with pytest.raises(objload.ObjectError, match="relocation type 99"):
-        objload.load(bytes(obj), [], engine.resolve_symbol)
+        objload.load(bytes(obj), [], symbols.resolve_symbol)
 
 
 def test_other_machines_and_files_are_refused(scaled_object):
     obj = bytearray(scaled_object[0])
     struct.pack_into("<H", obj, 18, 183)   # EM_AARCH64
     with pytest.raises(objload.ObjectError, match="machine 183 is not x86-64"):
-        objload.load(bytes(obj), [], engine.resolve_symbol)
+        objload.load(bytes(obj), [], symbols.resolve_symbol)
     with pytest.raises(objload.ObjectError, match="not an ELF file"):
-        objload.load(b"\0" * 100, [], engine.resolve_symbol)
+        objload.load(b"\0" * 100, [], symbols.resolve_symbol)
     with pytest.raises(objload.ObjectError, match="does not define 'no_such_symbol'"):
-        objload.load(scaled_object[0], ["no_such_symbol"], engine.resolve_symbol)
+        objload.load(scaled_object[0], ["no_such_symbol"], symbols.resolve_symbol)
 
 
 def _section_header(obj, name):
@@ -381,7 +381,7 @@ def test_what_the_loader_does_not_handle_is_refused_with_a_reason(scaled_object,
     obj = bytearray(scaled_object[0])
     mutate(obj, scaled_object[1])
     with pytest.raises(objload.ObjectError, match=message):
-        objload.load(bytes(obj), [scaled_object[1]], engine.resolve_symbol)
+        objload.load(bytes(obj), [scaled_object[1]], symbols.resolve_symbol)
 
 
 def test_a_relocation_the_loader_does_not_handle_falls_back_to_the_lljit(scaled_object, monkeypatch, caplog):
@@ -399,7 +399,7 @@ def test_an_unresolved_symbol_falls_back_to_the_lljit(scaled_object, monkeypatch
     obj, symbol, exports, x, want = scaled_object
     undefined = engine._undefined_symbols(obj)
     assert undefined   # the CPython glue imports the C API
-    real = engine.resolve_symbol
+    real = symbols.resolve_symbol
     monkeypatch.setattr(engine, "resolve_symbol", lambda n: 0 if n == undefined[0] else real(n))
     with caplog.at_level(logging.DEBUG, logger="autograph.codegen"):
         library = engine.load_object(obj, symbol, exports)
@@ -441,14 +441,14 @@ def test_symbols_resolve_as_the_lljit_resolves_them(monkeypatch):
     import llvmlite.binding as llvm
     libc = ctypes.CDLL(None)
     malloc = ctypes.cast(libc.malloc, ctypes.c_void_p).value
-    assert engine.resolve_symbol("malloc") == malloc                 # the process
-    assert engine.resolve_symbol("ag_no_such_symbol_anywhere") == 0
+    assert symbols.resolve_symbol("malloc") == malloc                 # the process
+    assert symbols.resolve_symbol("ag_no_such_symbol_anywhere") == 0
     buf = ctypes.create_string_buffer(8)
     llvm.add_symbol("ag_test_objload_symbol", ctypes.addressof(buf))  # as tests route malloc
-    assert engine.resolve_symbol("ag_test_objload_symbol") == ctypes.addressof(buf)
+    assert symbols.resolve_symbol("ag_test_objload_symbol") == ctypes.addressof(buf)
     other = ctypes.create_string_buffer(8)
-    monkeypatch.setitem(engine._IMPORTS, "ag_test_objload_symbol", ctypes.addressof(other))
-    assert engine.resolve_symbol("ag_test_objload_symbol") == ctypes.addressof(other)   # published first
+    monkeypatch.setitem(symbols._PUBLISHED, "ag_test_objload_symbol", ctypes.addressof(other))
+    assert symbols.resolve_symbol("ag_test_objload_symbol") == ctypes.addressof(other)   # published first
 
 
 # Our kernels are compiled for the JIT's large code model (only R_X86_64_64); position-independent
@@ -518,13 +518,13 @@ def _perms(lo, hi):
 
 def test_position_independent_code_with_stubs_got_data_and_bss(monkeypatch):
     value = ctypes.c_int64(7)
-    monkeypatch.setitem(engine._IMPORTS, "ag_test_objload_value", ctypes.addressof(value))
+    monkeypatch.setitem(symbols._PUBLISHED, "ag_test_objload_value", ctypes.addressof(value))
     obj = _pic_object("pic", "small")
     kinds = _relocation_types(obj)
     assert objload.R_PLT32 in kinds and kinds & {objload.R_GOTPCREL, objload.R_GOTPCRELX,
                                                  objload.R_REX_GOTPCRELX}
     assert objload.R_PC32 in kinds and objload.R_64 in kinds   # own data; the pointer table
-    loaded = objload.load(obj, ["pic_kernel"], engine.resolve_symbol)
+    loaded = objload.load(obj, ["pic_kernel"], symbols.resolve_symbol)
     try:
         fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(loaded.addresses["pic_kernel"])
         assert fn(1) == 20 * 3 + 7 + 1000          # table, helper via pointer, malloc/free, extern
@@ -539,8 +539,8 @@ def test_position_independent_code_with_stubs_got_data_and_bss(monkeypatch):
 
 def test_absolute_32_bit_addresses_out_of_range_are_refused(monkeypatch):
     value = ctypes.c_int64(7)
-    monkeypatch.setitem(engine._IMPORTS, "ag_test_objload_value", ctypes.addressof(value))
+    monkeypatch.setitem(symbols._PUBLISHED, "ag_test_objload_value", ctypes.addressof(value))
     obj = _pic_object("static", "small")          # R_X86_64_32S: the region lies above 4 GiB
     assert _relocation_types(obj) & {objload.R_32, objload.R_32S}
     with pytest.raises(objload.ObjectError, match="32-bit relocation is out of range"):
-        objload.load(obj, ["pic_kernel"], engine.resolve_symbol)
+        objload.load(obj, ["pic_kernel"], symbols.resolve_symbol)
