@@ -285,7 +285,9 @@ def _to_array(op: str, value, dtype=None) -> np.ndarray:
                         f"expected a tensor, NumPy array, Python number, string or nested list")
     try:
         if dtype is None:
-            as_dtype(arr.dtype)
+            d = as_dtype(arr.dtype)
+            if d is not string and arr.dtype != d.np_dtype:
+                return arr.astype(d.np_dtype)   # another byte order (`>f8`): native
             return np.array(arr, copy=True)
         if dtype is string:
             if arr.dtype != object:

@@ -86,6 +86,8 @@ def to_numpy(value, dtype: DType = None) -> np.ndarray:
         raise TypeError(f"expected a tensor of dtype {dtype.name}, got {d.name}; use ag.cast to convert it")
     if d is string and arr.dtype != object:
         arr = _string_array(arr)
+    elif arr.dtype != d.np_dtype:
+        arr = arr.astype(d.np_dtype)   # another byte order (`>f8`): the same values, native
     return arr
 
 

@@ -224,6 +224,10 @@ def as_dtype(value: Any) -> DType:
         return string
     if npd in _BY_NUMPY:
         return _BY_NUMPY[npd]
+    if not npd.isnative and npd.newbyteorder("=") in _BY_NUMPY:
+        # Another byte order (arrays read from files, `>f8`): the same values, converted to
+        # the native order where they become a tensor's buffer.
+        return _BY_NUMPY[npd.newbyteorder("=")]
     raise TypeError(f"NumPy dtype {npd} is not supported; expected one of "
                     f"{', '.join(d.name for d in ALL_DTYPES)}")
 
