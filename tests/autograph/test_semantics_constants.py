@@ -75,3 +75,21 @@ def test_graph_constants_as_conditions_and_bounds(fn):
     assert_same_as_python(fn, ag.constant(3))
     graph = str(ag.function(fn).get_concrete_function(ag.TensorSpec([], ag.int32)).graph)
     assert ("cond(" in graph) or ("while(" in graph)
+
+
+def _product_up_to(n):
+    r = 1.0                      # a Python float, carried through a loop over an int64 tensor
+    for i in range(1, n + 1):
+        r *= i
+    return r
+
+
+@pytest.mark.parametrize("fn, arg, message", [
+    (_product_up_to, np.int64(5), r"multiply: cannot use a Python float value with an int64 tensor; NumPy would "
+                                  r"have promoted to float64, autograph does not promote \(TensorFlow's rule\): "
+                                  r"use ag\.cast\(x, ag\.float64\)"),
+])
+def test_a_carried_python_number_names_the_cast_numpy_would_have_made(fn, arg, message):
+    with pytest.raises(TypeError, match=message) as info:
+        ag.function(fn)(arg)
+    assert "r *= i" in str(info.value)

@@ -81,10 +81,27 @@ def adopt_dtype(x, target: DType, op: str):
     if (target.is_integer and kind != "int" or target.is_bool
             or (target.is_floating and kind in ("bool", "complex"))
             or (target.is_complex and kind == "bool")):
-        raise TypeError(f"{op}: cannot use a Python {kind} value with a {target.name} tensor; "
-                        f"use ag.cast to convert one of them")
+        article = "an" if target.name[0] in "aeiou" else "a"
+        promoted = _numpy_promotion(kind, target)
+        advice = (f"NumPy would have promoted to {promoted}, autograph does not promote "
+                  f"(TensorFlow's rule): use ag.cast(x, ag.{promoted})" if promoted
+                  else "use ag.cast to convert one of them")
+        raise TypeError(f"{op}: cannot use a Python {kind} value with {article} {target.name} tensor; "
+                        f"{advice}")
     cast = bind("cast", x, dtype=target)
     # Recorded so that a loop re-typing its body (retype.py) can tell this
     # cast from one the user wrote.
     x.builder.note_weak(cast.value, ("adopt", x))
     return cast
+
+
+def _numpy_promotion(kind: str, target) -> str:
+    """The dtype NumPy (2.x, NEP 50) gives a Python `kind` value combined with a `target`
+    array, when it is not `target` itself; "" when NumPy keeps `target`."""
+    if kind == "float" and (target.is_integer or target.is_bool):
+        return "float64"
+    if kind == "int" and target.is_bool:
+        return "int64"
+    if kind == "complex" and not target.is_complex:
+        return "complex64" if target.name == "float32" else "complex128"
+    return ""
