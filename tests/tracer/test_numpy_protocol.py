@@ -141,17 +141,17 @@ def test_reductions_and_ufuncs_differential(data):
 
 
 def test_unsupported_functions_on_traced_tensors_name_the_function():
-    with pytest.raises(TypeError, match=r"np\.fft\.fft has no autograph equivalent(.|\n)*"
-                                        r"test_numpy_protocol\.py(.|\n)*np\.fft\.fft\(a\)"):
-        ag.function(lambda a: np.fft.fft(a))(X)
+    with pytest.raises(TypeError, match=r"np\.i0 has no autograph equivalent(.|\n)*"
+                                        r"test_numpy_protocol\.py(.|\n)*np\.i0\(a\)"):
+        ag.function(lambda a: np.i0(a))(X)
     with pytest.raises(TypeError, match=r"np\.linalg\.eig has no autograph equivalent"):
         ag.function(lambda a: np.linalg.eig(a))(np.eye(2))    # (inv, solve, eigh...: LAPACK)
     with pytest.raises(TypeError, match=r"np\.sum: the dtype= argument has no autograph equivalent"):
         ag.function(lambda a: np.sum(a, dtype=np.float64))(X)
     with pytest.raises(TypeError, match=r"np\.add: the out= argument has no autograph equivalent"):
         ag.function(lambda a: np.add(a, a, out=np.empty((2, 3), np.float32)))(X)
-    with pytest.raises(TypeError, match=r"np\.add\.outer has no autograph equivalent"):
-        ag.function(lambda a: np.add.outer(a, a))(X)
+    with pytest.raises(TypeError, match=r"np\.add\.reduceat has no autograph equivalent"):
+        ag.function(lambda a: np.add.reduceat(a, [0, 1]))(X)   # (np.add.outer works)
     with pytest.raises(TypeError, match=r"np\.spacing has no autograph equivalent"):
         ag.function(lambda a: np.spacing(a))(X)
     # (converted code routes np.asarray of a traced tensor to the tensor itself;
@@ -162,9 +162,9 @@ def test_unsupported_functions_on_traced_tensors_name_the_function():
 
 def test_eager_fallback_and_dtype_rules():
     t = ag.constant(X)
-    s = np.fft.fft(t)                            # no autograph op: NumPy computes it
+    s = np.i0(t)                                 # no autograph op: NumPy computes it
     assert isinstance(s, np.ndarray)
-    assert_same(s, np.fft.fft(X))
+    assert_same(s, np.i0(X))
     out = np.empty((2, 3), np.float32)
     np.add(t, t, out=out)                        # out= eagerly: NumPy's business
     assert_same(out, X + X)
