@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
