@@ -35,7 +35,7 @@ from .numpy_functions import Unsupported
 from .shaping import expand_dims, reshape
 from .sorting import argwhere, nonzero
 from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
-from . import numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names
+from . import numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names, numpy_windows
 from . import numpy_histogram, numpy_indexing
 from . import numpy_arrange, numpy_elementwise, numpy_nan, numpy_products
 from ..core.location import user_location
@@ -285,6 +285,7 @@ BY_FUNCTION = {np.linalg.norm: numpy_linalg.np_norm,
                **numpy_linalg_names.BY_FUNCTION,
                # fft ifft rfft irfft hfft ihfft fft2 ifft2 fftn ifftn rfft2 irfft2 rfftn irfftn, shifts
                **numpy_fft.BY_FUNCTION,
+               **numpy_windows.BY_FUNCTION,   # lib.stride_tricks.sliding_window_view
                np.linalg.matrix_power: numpy_products.matrix_power}
 
 
