@@ -231,3 +231,27 @@ def test_ir_text_round_trip(name, trace):
     text = str(graph)
     assert "complex(1.5, -2.0)" in text and f"{name}[2]" in text
     assert str(parse_graph(text)) == text
+
+
+# ---------------------------------------------------------------- matrix products
+
+def _products(a, b, v):
+    return a @ b, a @ v, v @ v, np.dot(a, b), np.einsum("ij,jk->ik", a, b), np.stack([a, a]) @ b
+
+
+@pytest.mark.parametrize("name", CX)
+def test_complex_matrix_products_match_numpy(name):
+    rng = np.random.default_rng(5)
+    parts = [rng.standard_normal(s) + 1j * rng.standard_normal(s) for s in ((3, 4), (4, 2), (4,))]
+    a, b, v = (p.astype(name) for p in parts)
+    rtol = 1e-5 if name == "complex64" else 1e-12
+    for got, want in zip(ag.function(_products)(a, b, v), _products(a, b, v)):
+        got = np.asarray(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol)
+    np.testing.assert_allclose(np.asarray(ag.matmul(a, b)), a @ b, rtol=rtol)   # eager
+
+
+def test_complex_times_real_matrix_names_the_promotion():
+    with pytest.raises(TypeError, match=r"matmul: the operands have different dtypes complex128 and float64"):
+        ag.function(lambda a, b: a @ b)(np.ones((2, 2), complex), np.ones((2, 2)))

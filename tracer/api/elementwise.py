@@ -14,6 +14,8 @@ function exists for TensorFlow compatibility and is ignored.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops  # noqa: F401  (declares the ops whose functions are generated here)
 from .common import locate_errors, prepare
 from .docgen import elementwise_doc
@@ -189,19 +191,32 @@ def matmul(a, b, name=None):
     if ra == 0 or rb == 0:
         raise ValueError("matmul: a scalar (0-d) operand has no matrix product; use multiply (*)")
     if ra != 1 and rb != 1:
-        return bind("matmul", a, b)
+        return _matmul2d(a, b)
     # A vector becomes a one-row (left) or one-column (right) matrix and the
     # added axis is dropped from the product, as NumPy does.
     from .shaping import reshape
     a2 = reshape(a, [1, -1]) if ra == 1 else a
     b2 = reshape(b, [-1, 1]) if rb == 1 else b
-    product = bind("matmul", a2, b2)
+    product = _matmul2d(a2, b2)
     if ra == 1 and rb == 1:
         return reshape(product, [])
     keep = 1 if ra == 1 else 0   # the matrix's outer dimension survives
     from .construct import dim
     n = product.shape[keep]
     return reshape(product, [n if n is not None else dim(product, keep)])
+
+
+def _matmul2d(a, b):
+    """The product of two matrices; complex ones as four real products (the op is real):
+    (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br)."""
+    da, db = as_dtype(a.dtype), as_dtype(b.dtype)   # (eager operands may be arrays)
+    if not (da.is_complex and da == db):
+        return bind("matmul", a, b)
+    ar, ai, br, bi = (bind(part, x) for x in (a, b) for part in ("real", "imag"))
+    re = bind("subtract", bind("matmul", ar, br), bind("matmul", ai, bi))
+    im = bind("add", bind("matmul", ar, bi), bind("matmul", ai, br))
+    unit = np.asarray(1j, da.np_dtype)
+    return bind("add", bind("cast", re, dtype=da), bind("multiply", bind("cast", im, dtype=da), unit))
 
 
 def _rank(x):
