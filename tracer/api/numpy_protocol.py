@@ -35,7 +35,7 @@ from .numpy_functions import Unsupported
 from .shaping import expand_dims, reshape
 from .sorting import argwhere, nonzero
 from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
-from . import numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names, numpy_windows
+from . import numpy_editing, numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names, numpy_windows
 from . import numpy_histogram, numpy_indexing
 from . import numpy_arrange, numpy_elementwise, numpy_nan, numpy_products
 from ..core.location import user_location
@@ -270,6 +270,8 @@ NUMPY_ONLY = {
     **numpy_products.FUNCTIONS,
     # gradient
     **numpy_gradient.FUNCTIONS,
+    # append, insert, delete, resize, block
+    **numpy_editing.FUNCTIONS,
     # sinc, heaviside, reciprocal, fabs, float_power, logaddexp(2), nancumsum/prod,
     # array_equal/equiv, isin, select, piecewise
     **numpy_elementwise.FUNCTIONS,
