@@ -37,6 +37,7 @@ from .sorting import argwhere, nonzero
 from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
 from . import numpy_editing, numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names, numpy_windows
 from . import numpy_polynomials
+from .numpy_reduce_options import reduce_with_options
 from . import numpy_histogram, numpy_indexing
 from . import numpy_arrange, numpy_elementwise, numpy_nan, numpy_products
 from ..core.location import user_location
@@ -77,8 +78,11 @@ def _ndim(x) -> int:
 
 def _reduction(fn):
     def adapter(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=_NO):
-        _reject(dtype=dtype, out=out, initial=initial, where=where)
-        return nf.numpy_reduction(fn, a, axis, keepdims)
+        _reject(out=out)
+        if dtype is None and initial is _NO and where is _NO:
+            return nf.numpy_reduction(fn, a, axis, keepdims)
+        return reduce_with_options(fn, a, axis, keepdims, dtype, nf.NO if initial is _NO else initial,
+                                   nf.NO if where is _NO else where)
     return adapter
 
 
