@@ -83,13 +83,23 @@ def _shape_args(op: str, shape):
     return list(shape) if isinstance(shape, (tuple, list)) else shape
 
 
+def ordered_reshape(x, shape, order="C"):
+    """`x` reshaped in NumPy's `order`: "C" row-major; "F" column-major (the reversed
+    axes reshaped to the reversed shape, reversed again); "A" and "K" read a tensor
+    as "C" (it is always row-major)."""
+    if order in ("C", "A", "K"):
+        return _reshape(x, shape)
+    if order != "F":
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    dims = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+    return _transpose(_reshape(_transpose(x), dims[::-1]))
+
+
 def reshape(x, *shape, order="C", copy=None):
-    """`x.reshape(*shape)`: NumPy's method (one -1 is inferred)."""
-    if order != "C":
-        raise Unsupported(f"order={order!r}")
+    """`x.reshape(*shape)`: NumPy's method (one -1 is inferred; `order` "C" or "F")."""
     if not shape:
         raise TypeError("reshape() takes a shape: x.reshape(2, 3) or x.reshape((2, 3))")
-    return _reshape(x, _shape_args("reshape", shape))
+    return ordered_reshape(x, _shape_args("reshape", shape), order)
 
 
 def transpose(x, *axes):
@@ -102,10 +112,8 @@ def transpose(x, *axes):
 
 
 def flatten(x, order="C"):
-    """`x.flatten()`: a 1-D tensor of the elements (row-major)."""
-    if order != "C":
-        raise Unsupported(f"order={order!r}")
-    return _reshape(x, [-1])
+    """`x.flatten()`: a 1-D tensor of the elements (row-major; column-major for "F")."""
+    return ordered_reshape(x, [-1], order)
 
 
 def copy(x, order="C"):

@@ -117,7 +117,11 @@ def _reshape(fn):
         if order != "C":
             raise _Unsupported(f"order={order!r}")
         shape = newshape if shape is None else shape
-        return fn(a, [shape] if isinstance(shape, int) else shape)
+        shape = [shape] if isinstance(shape, int) else shape
+        if order == "C":
+            return fn(a, shape)
+        from .ndarray_methods import ordered_reshape
+        return ordered_reshape(nf.tensor_operand("reshape", a), shape, order)
     return adapter
 
 
