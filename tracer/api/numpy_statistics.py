@@ -241,6 +241,18 @@ def np_nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO, wh
 
 
 @locate_errors
+def np_nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO, where=NO):
+    """NumPy's `nanprod`: the product with NaN counted as one."""
+    from .reduce import reduce_prod
+    reject("nanprod", dtype=dtype, initial=initial)
+    r, x = _nan_reduction("nanprod", a, axis, out, keepdims, where, 1.0, reduce_prod)
+    if r is None:
+        from .numpy_functions import bool_as_number
+        return reduce_prod(bool_as_number("reduce_prod", x), axis=axis, keepdims=bool(keepdims))
+    return r
+
+
+@locate_errors
 def np_nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=NO):
     """NumPy's `nanmean`: the mean of the elements that are not NaN (NaN when
     there are none); float64 for integer input."""
@@ -371,6 +383,6 @@ def diff_edges(x, axis: int, prepend, append):
 
 FUNCTIONS = {
     "median": np_median, "quantile": np_quantile, "percentile": np_percentile, "ptp": np_ptp,
-    "nansum": np_nansum, "nanmean": np_nanmean, "nanmax": np_nanmax, "nanmin": np_nanmin,
+    "nansum": np_nansum, "nanprod": np_nanprod, "nanmean": np_nanmean, "nanmax": np_nanmax, "nanmin": np_nanmin,
     "meshgrid": np_meshgrid, "broadcast_to": np_broadcast_to,
 }
