@@ -150,12 +150,6 @@ class ConcreteFunction:
         args, kwargs = self.structured_input_signature
         return f"<ConcreteFunction {self.name} args={args} kwargs={kwargs}>"
 
-    def __reduce__(self):
-        # The signature and the graph as IR text; the receiver compiles it or loads
-        # it from its disk cache (autograph.runtime.pickling).
-        from .pickling import reduce_concrete
-        return reduce_concrete(self)
-
     def __copy__(self):
         return self
 

@@ -1,6 +1,7 @@
 """Pickling compiled functions, so they run in process pools and on Dask workers.
 
-`PolymorphicFunction.__reduce__` and `ConcreteFunction.__reduce__` call here.
+This module registers how both classes pickle (`copyreg.pickle`, at import:
+`import autograph` imports it), so the classes themselves know nothing of it.
 
 A PolymorphicFunction pickles
 
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import copyreg
 import importlib
 import linecache
 import marshal
@@ -50,7 +52,9 @@ import uuid
 import weakref
 from typing import Any, Dict, List, Optional
 
+from .concrete import ConcreteFunction
 from .method import unwrap_leaf
+from .polymorphic import PolymorphicFunction
 from autograph.tracer.core import forksafe
 
 __all__ = ["reduce_polymorphic", "reduce_concrete", "UnpicklingError"]
@@ -290,7 +294,6 @@ def reduce_polymorphic(pf) -> tuple:
 
 def _load_polymorphic(token: str, skeleton: Optional[tuple]):
     """The PolymorphicFunction this process already has for `token`, else an empty one."""
-    from .polymorphic import PolymorphicFunction
     pf = _loaded(token)
     if pf is not None and "_pickle_pending" not in pf.__dict__:
         return pf
@@ -383,7 +386,6 @@ def _load_concrete(token: str, state: Dict[str, Any]):
     cf = _loaded(token)
     if cf is not None:
         return cf
-    from .concrete import ConcreteFunction
     name = state["name"]
     graph = _graph_from_payload(state["graph"], name)
     cf = ConcreteFunction(name, graph, state["signature"], list(state["arg_leaves"]), state["arg_treedef"],
@@ -394,3 +396,10 @@ def _load_concrete(token: str, state: Dict[str, Any]):
         cf.raw_graph = _graph_from_payload(state["raw_graph"], name)
     cf.__dict__["_pickle_token"] = token
     return _remember(token, cf)
+
+
+# Module-level functions by reference, closures and lambdas by value, traces not sent
+# (reduce_polymorphic); a concrete function as its signature and its graph as IR text
+# (reduce_concrete), which the receiver compiles or loads from its disk cache.
+copyreg.pickle(PolymorphicFunction, reduce_polymorphic)
+copyreg.pickle(ConcreteFunction, reduce_concrete)

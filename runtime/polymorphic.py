@@ -177,12 +177,6 @@ class PolymorphicFunction:
     def __repr__(self) -> str:
         return f"<ag.function {self._name} ({self.tracing_count} traces)>"
 
-    def __reduce__(self):
-        # Module-level functions by reference, closures and lambdas by value; traces
-        # are not sent (autograph.runtime.pickling).
-        from .pickling import reduce_polymorphic
-        return reduce_polymorphic(self)
-
     def __copy__(self):
         return self   # like a Python function: copying gives the same function
 
