@@ -321,3 +321,25 @@ def test_broadcasting_of_a_dimension_known_only_at_run_time():
         gx, gy = f(x, y)
         np.testing.assert_allclose(np.asarray(gx), np.sum(y * y) if x.size == 1 else y * y)
         np.testing.assert_allclose(np.asarray(gy), 2 * x * y)
+
+
+def test_gather_and_sort_gradients_are_scatter_adds_not_one_hot_products():
+    """The adjoints of gather and sort add each slice of the gradient at its index (repeated
+    indices add up): linear in the gradient's size, however long the gathered axis."""
+    @ag.function
+    def table_grad(table, ids):
+        with ag.GradientTape() as tape:
+            tape.watch(table)
+            loss = ag.reduce_sum(ag.gather(table, ids) ** 2)
+        return tape.gradient(loss, table)
+
+    table = np.arange(8.0).reshape(4, 2)
+    ids = np.array([1, -1, 1, 0])
+    want = np.zeros_like(table)
+    np.add.at(want, ids, 2 * table[ids])
+    np.testing.assert_array_equal(table_grad(table, ids).numpy(), want)
+    ops = {op.name for op in table_grad.get_concrete_function(table, ids).graph.body.ops}
+    assert "scatter" in ops and "matmul" not in ops
+    x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    check(lambda t: ag.sort(t, axis=1) * np.array([1.0, 10.0, 100.0]), x)
+    check(lambda t: ag.sort(t, axis=0) * np.array([[1.0], [10.0]]), x)

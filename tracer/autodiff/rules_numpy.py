@@ -88,20 +88,27 @@ def _cumprod(inputs, outputs, attrs, grads):
 
 
 def _sort(inputs, outputs, attrs, grads):
-    # y[..., i] = x[..., p_i] with p = argsort(x): each g_i goes back to x's p_i,
-    # written as a product with the one-hot matrix (p_i == j) along the axis.
+    # y[..., i] = x[..., p_i] with p = argsort(x): each g_i goes back to x's p_i. With the
+    # axis moved last and the rest flattened to m rows of n, that is one scatter-add at
+    # the flat positions row * n + p (O(size) work and memory).
     x, g = inputs[0], grads[0]
     axis, rank = attrs["axis"], len(shape_of(x))
     perm = [d for d in range(rank) if d != axis] + [axis]
     moved = perm != list(range(rank))
     p = bind("argsort", x, axis=axis, descending=attrs["descending"])
+    xt = x
     if moved:
-        p, g = A.transpose(p, perm), A.transpose(g, perm)
+        p, g, xt = A.transpose(p, perm), A.transpose(g, perm), A.transpose(x, perm)
     n = shape_of(x)[axis]
     if n is None:
         n = A.shape(x, out_type=int64)[axis]
-    onehot = A.cast(A.equal(A.expand_dims(A.cast(p, int64), -1), A.range(n, dtype=int64)), g.dtype)
-    gx = A.reduce_sum(A.multiply(A.expand_dims(g, -1), onehot), axis=rank - 1)
+    flat_p = A.reshape(A.cast(p, int64), [-1, n])
+    rows = A.expand_dims(A.multiply(A.range(A.shape(flat_p, out_type=int64)[0], dtype=int64),
+                                    A.cast(n, int64)), 1)
+    where_to = A.reshape(A.add(flat_p, rows), [-1])
+    zero = A.zeros_like(A.reshape(xt, [-1]))
+    gx = bind("scatter", zero, where_to, A.reshape(A.cast(g, zero.dtype), [-1]), mode="add", axis=0)
+    gx = A.reshape(gx, A.shape(xt, out_type=int64))
     if moved:
         inverse = [0] * rank
         for i, d in enumerate(perm):

@@ -8,7 +8,6 @@ from __future__ import annotations
 from .. import api
 from ..core.registry import REGISTRY, set_grad
 from ..tracing.symbolic import bind
-from ..core.types import int64
 from .helpers import shape_of, unbroadcast
 
 __all__ = ["RULES"]
@@ -59,35 +58,13 @@ def _concat(inputs, outputs, attrs, grads):
 
 
 def _gather(inputs, outputs, attrs, grads):
-    # A scatter-add written as a product with a one-hot matrix: the index axes
-    # of g are moved to the front and flattened to m rows, every index is
-    # compared with 0..n-1 ([m, n]), and the rows are summed per index.
+    # gather's adjoint is scatter-add (tracer/ops/scatter.py): each slice of g is added
+    # at its index along the axis (repeated indices add up); O(size of g) work and
+    # memory, whatever the size of the gathered axis.
     params, indices = inputs
-    axis = attrs["axis"]
-    g = grads[0]
-    ps = shape_of(params)
-    rank, ir = len(ps), len(shape_of(indices))
-    n = ps[axis] if ps[axis] is not None else A.shape(params, out_type=int64)[axis]
-    idx = A.cast(indices, int64)
-    idx = A.where(A.less(idx, 0), A.add(idx, n), idx)
-    rows = A.reshape(idx, [-1])                                                  # [m]
-    onehot = A.cast(A.equal(A.expand_dims(rows, 1), A.expand_dims(A.range(n, dtype=int64), 0)),
-                    g.dtype)                                                     # [m, n]
-    perm = list(range(axis, axis + ir)) + list(range(axis)) + list(range(axis + ir, rank - 1 + ir))
-    gt = A.transpose(g, perm) if perm != sorted(perm) else g
-    rest = list(ps[:axis]) + list(ps[axis + 1:])
-    if None in rest:
-        dyn = A.shape(params)
-        rest = [dyn[i] for i in range(rank) if i != axis]
-        width = A.floordiv(A.size(params), A.cast(n, A.size(params).dtype))
-    else:
-        width = 1
-        for d in rest:
-            width *= d
-    summed = A.matmul(A.transpose(onehot), A.reshape(gt, [-1, width]))          # [n, width]
-    front = A.reshape(summed, [n] + rest)
-    back = list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank))
-    return [A.transpose(front, back) if back != sorted(back) else front, None]
+    zero = A.zeros_like(params)
+    g = grads[0] if grads[0].dtype == zero.dtype else A.cast(grads[0], zero.dtype)
+    return [bind("scatter", zero, indices, g, mode="add", axis=attrs["axis"]), None]
 
 
 def _strided_slice(inputs, outputs, attrs, grads):
