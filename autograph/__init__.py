@@ -41,6 +41,9 @@ from autograph.codegen.jit import compile as _jit_compile, glue as _jit_glue  # 
 from autograph.codegen.entry import dispatch as _entry_dispatch  # noqa: F401
 import types as _types
 
+# `x[:, ag.newaxis]`, as TensorFlow's `tf.newaxis` (and NumPy's): None.
+newaxis = None
+
 # `ag.autograph.*`: TensorFlow's `tf.autograph` names.
 autograph = _types.SimpleNamespace(experimental=_experimental, to_code=to_code,
                                    do_not_convert=do_not_convert)
@@ -54,5 +57,5 @@ __all__ = [*_op_functions,
            "while_loop", "TensorArray", "math", "nn", "random", "bitwise", "linalg", "Tensor", "constant",
            "convert_to_tensor", "TensorSpec", "PolymorphicFunction", "function", "ConcreteFunction",
            "Variable", "Module", "keras", "to_code", "do_not_convert", "config", "errors", "debugging",
-           "TensorShape", "name_scope", "GradientTape",
+           "TensorShape", "name_scope", "newaxis", "GradientTape",
            "autograph"]

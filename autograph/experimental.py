@@ -37,11 +37,13 @@ def set_loop_options(parallel_iterations: Optional[int] = None, swap_memory: Opt
             so it raises; use `ag.while_loop(..., maximum_iterations=n)` or put
             the bound into the loop condition there.
         shape_invariants: `[(var, shape), ...]`, checked against each
-            variable's shape before the loop. An invariant as specific as the
-            shape (or more) holds already, since a compiled loop keeps every
-            known dimension fixed; one that would relax a known dimension to
-            None is refused while tracing (such a loop works when the dimension
-            is unknown before the loop); eagerly shapes change freely.
+            variable's shape before the loop. As a statement at the top level
+            of a converted loop body, a compiled loop carries `var` with that
+            shape (a None dimension may change from one iteration to the next;
+            an unknown rank keeps the rank and leaves every dimension unknown),
+            and the converter evaluates the pairs before the loop. Anywhere
+            else an invariant that would relax a known dimension to None is
+            refused while tracing; eagerly shapes change freely.
 
     Returns:
         None.
@@ -72,6 +74,24 @@ def set_loop_options(parallel_iterations: Optional[int] = None, swap_memory: Opt
                                             not isinstance(parallel_iterations, numbers.Integral)):
         raise TypeError(f"set_loop_options: parallel_iterations must be an int, got "
                         f"{parallel_iterations!r}")
+    for k, (var, want, have) in enumerate(check_shape_invariants(shape_invariants)):
+        # (eagerly there is no compiled loop: shapes change freely, as in TF's eager mode)
+        if is_traced(var) and _relaxes(want, have):
+            raise NotImplementedError(
+                f"set_loop_options: shape_invariants[{k}]: the invariant {want} is less specific "
+                f"than the variable's shape {have} before the loop; relaxing a loop variable's "
+                f"shape this way is supported only when set_loop_options is a statement at the "
+                f"top level of the body of a converted loop (a dimension may vary in a compiled "
+                f"loop only where it is unknown, e.g. an input with a TensorSpec dimension None)")
+
+
+def check_shape_invariants(shape_invariants: Optional[Sequence[Tuple[Any, Any]]]) -> list:
+    """Check `[(var, shape), ...]`: pairs of a tensor and a shape it fits.
+
+    Returns [(var, invariant TensorShape, var's TensorShape), ...]; raises
+    TypeError for a malformed pair and ValueError for a shape that does not fit.
+    """
+    out = []
     for k, pair in enumerate(shape_invariants or ()):
         if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
             raise TypeError(f"set_loop_options: shape_invariants[{k}] must be a (variable, shape) "
@@ -85,13 +105,8 @@ def set_loop_options(parallel_iterations: Optional[int] = None, swap_memory: Opt
         if not want.is_compatible_with(have):
             raise ValueError(f"set_loop_options: shape_invariants[{k}]: the variable has shape "
                              f"{have}, which does not fit the invariant {want}")
-        # (eagerly there is no compiled loop: shapes change freely, as in TF's eager mode)
-        if is_traced(var) and _relaxes(want, have):
-            raise NotImplementedError(
-                f"set_loop_options: shape_invariants[{k}]: the invariant {want} is less specific "
-                f"than the variable's shape {have} before the loop; relaxing a loop variable's "
-                f"shape this way is not supported (a dimension may vary in a compiled loop only "
-                f"where it is already unknown, e.g. an input with a TensorSpec dimension None)")
+        out.append((var, want, have))
+    return out
 
 
 def _relaxes(want, have) -> bool:

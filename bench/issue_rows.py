@@ -54,7 +54,8 @@ def loops(ctx: Context):
     data = k.inputs(ctx.scale)
     want = k.ref(*data)
     ms, why = _checked(ctx, K.collatz_total, data, want, 0, 0)
-    rows.append(Row("K3 Collatz", ms, {"Numba": _numba_ms(ctx, "collatz_total", data, want, 0, 0)},
+    rows.append(Row("K3 Collatz", ms, {"Numba": _numba_ms(ctx, "collatz_total", data, want, 0, 0),
+                                       "autograph, one thread": _one_thread(ctx, K.collatz_total, data)},
                     goal="faster than Numba", note=why))
 
     k = harness.BY_ID["K4"]
@@ -68,14 +69,16 @@ def loops(ctx: Context):
     fast = ag.function(K.branchy_sum.python_function, fastmath=True)
     ms, why = _checked(ctx, fast, data, want, 1e-9, 1e-6)
     rows.append(Row("K4 branchy loop, ag.function(fastmath=True)", ms,
-                    {"Numba": nb, "Numba fastmath": nb_fast}, goal="faster than Numba fastmath",
+                    {"Numba": nb, "Numba fastmath": nb_fast,
+                     "autograph, one thread": _one_thread(ctx, fast, data)}, goal="faster than Numba fastmath",
                     note=why or "tolerance rtol 1e-9"))
 
     k = harness.BY_ID["K5"]
     data = k.inputs(ctx.scale)
     want = k.ref(*data)
     ms, why = _checked(ctx, K.mandelbrot_total, data, want, 0, 0)
-    rows.append(Row("K5 Mandelbrot", ms, {"Numba": _numba_ms(ctx, "mandelbrot_total", data, want, 0, 0)},
+    rows.append(Row("K5 Mandelbrot", ms, {"Numba": _numba_ms(ctx, "mandelbrot_total", data, want, 0, 0),
+                                          "autograph, one thread": _one_thread(ctx, K.mandelbrot_total, data)},
                     goal="faster than Numba", note=why))
 
     k = harness.BY_ID["K10"]

@@ -105,7 +105,8 @@ class Context:
 ROWS: List[Callable[[Context], List[Row]]] = []
 
 # Modules whose import registers rows (each decorates its functions with @row).
-ROW_MODULES: List[str] = ["bench.issue_rows", "bench.numpy_style", "bench.native_perf"]
+ROW_MODULES: List[str] = ["bench.issue_rows", "bench.numpy_style", "bench.native_perf",
+                          "bench.slice_views"]
 
 
 def row(fn: Callable[[Context], List[Row]]) -> Callable[[Context], List[Row]]:

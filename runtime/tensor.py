@@ -370,8 +370,9 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     if builder is not None:
         # Inside a trace a constant is part of the graph, as `tf.constant` is
         # in a tf.function: `while ag.constant(True):` compiles to a loop
-        # instead of running (forever) in Python at trace time.
-        return builder.wrap(builder.constant(arr))
+        # instead of running (forever) in Python at trace time (nor is it
+        # a value the converter's `if` may know at trace time).
+        return builder.wrap(_explicit_constant(builder, arr))
     if arr is getattr(value, "_array", None):
         return value
     return Tensor._from_array(arr)
@@ -416,8 +417,17 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
     arr = _to_array("convert_to_tensor", value, dtype)
     builder = tracing.current_builder()
     if builder is not None:   # a constant of the graph inside a trace (see `constant`)
-        return builder.wrap(builder.constant(arr))
+        return builder.wrap(_explicit_constant(builder, arr))
     return Tensor._from_array(arr)
 
 
 tracing.set_eager_wrapper(Tensor._from_array)
+
+
+def _explicit_constant(builder, arr):
+    """A `constant` op of the trace for `arr`, recorded as the user's explicit
+    constant (autograph.tracer.tracing.known_values)."""
+    from autograph.tracer.tracing.known_values import mark_explicit
+    value = builder.constant(arr)
+    mark_explicit(builder, value)
+    return value

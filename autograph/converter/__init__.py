@@ -13,7 +13,7 @@ import gast
 from . import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
     control_flow, functions, lists, logical_expressions, return_statements, slices,
     try_statements, write_notes)
-from . import array_reads, inplace_calls
+from . import array_reads, inplace_calls, multi_targets
 from .checks import check_supported
 from .errors import ConversionError, SourceUnavailableError
 from .naming import Namer
@@ -39,13 +39,14 @@ def convert_node(node: gast.AST, filename: str, function: str) -> gast.AST:
         node = break_statements.transform(node, namer)
         node = continue_statements.transform(node, namer)
         node = return_statements.transform(node, namer)
+    node = multi_targets.transform(node, namer)   # a[i] = b[j] = v; a[i], b[j] = f()
     node = write_notes.transform(node, function)
     node = slices.transform(node)
     node = inplace_calls.transform(node)   # np.add.at(a, i, v): a = ag__.numpy_inplace(...)
     node = array_reads.transform(node)     # TABLE[i] of a captured NumPy array: ag__.get_item
     if isinstance(node, gast.FunctionDef):
         control_flow.extract_loop_options(node)
-    node = lists.transform(node)
+    node = lists.transform(node, namer)
     node = call_trees.transform(node)
     if isinstance(node, gast.FunctionDef):
         node = control_flow.transform(node, namer)

@@ -362,13 +362,15 @@ def _declarations_by_loop(node) -> dict:
 
 
 def extract_loop_options(node: gast.AST) -> gast.AST:
-    """Take `maximum_iterations=` out of `set_loop_options(...)` calls at the top
-    level of each loop body (as TensorFlow's directives do) and record it on the
-    loop, for `visit_While`/`visit_For` to pass to the loop operator.
+    """Take `maximum_iterations=` and `shape_invariants=` out of
+    `set_loop_options(...)` calls at the top level of each loop body (as
+    TensorFlow's directives do) and record them on the loop, for
+    `visit_While`/`visit_For` to pass to the loop operator (evaluated before
+    the loop, so an invariant names the variable's value before the loop).
 
     Runs before the calls are routed through `converted_call`. The call stays
-    (it checks the other options); a call elsewhere keeps `maximum_iterations`
-    and refuses it when it runs.
+    (it checks the other options); a call elsewhere keeps both and refuses
+    what it cannot honour when it runs.
     """
     declared_in = _declarations_by_loop(node)
     for loop in gast.walk(node):
@@ -387,21 +389,29 @@ def extract_loop_options(node: gast.AST) -> gast.AST:
         for stmt in loop.body:
             if not _is_set_loop_options(stmt):
                 continue
-            call = stmt.value
-            if len(call.args) >= 3:            # (parallel_iterations, swap_memory, maximum_iterations, ...)
-                expr = call.args[2]
-                call.args[2] = gast.Constant(value=None, kind=None)
-                gast.copy_location(call.args[2], expr)
-            else:
-                kw = [k for k in call.keywords if k.arg == "maximum_iterations"]
-                if not kw:
-                    continue
-                expr = kw[0].value
-                call.keywords = [k for k in call.keywords if k.arg != "maximum_iterations"]
-            options = getattr(loop, LOOP_OPTIONS_ATTR, {})
-            options["maximum_iterations"] = expr
-            setattr(loop, LOOP_OPTIONS_ATTR, options)
+            # (parallel_iterations, swap_memory, maximum_iterations, shape_invariants)
+            for position, option in ((2, "maximum_iterations"), (3, "shape_invariants")):
+                expr = _take_argument(stmt.value, position, option)
+                if expr is not None:
+                    options = getattr(loop, LOOP_OPTIONS_ATTR, {})
+                    options[option] = expr
+                    setattr(loop, LOOP_OPTIONS_ATTR, options)
     return node
+
+
+def _take_argument(call, position: int, keyword: str):
+    """Remove argument `keyword` (or positional `position`) from `call`; its
+    expression, or None when the call does not pass it."""
+    if len(call.args) > position:
+        expr = call.args[position]
+        call.args[position] = gast.Constant(value=None, kind=None)
+        gast.copy_location(call.args[position], expr)
+        return expr
+    kw = [k for k in call.keywords if k.arg == keyword]
+    if not kw:
+        return None
+    call.keywords = [k for k in call.keywords if k.arg != keyword]
+    return kw[0].value
 
 
 def _appended(node, names):

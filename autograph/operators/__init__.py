@@ -7,7 +7,7 @@ from .calls import converted_call
 from .composites import NOT_STATE, ld_composite, store_composite
 from .control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from .exceptions import caught
-from .lists import list_append
+from .lists import list_append, list_pop
 from .write_notes import note_write
 from .logical import and_, compare_chain, in_, not_, not_in, or_
 from .py_builtins import RangeMarker, len_, range_, slice_
@@ -23,7 +23,7 @@ __all__ = [
     "aug_set_item", "aug_value", "set_item_captured", "set_item_chain", "aug_set_item_chain",
     "Undefined", "UndefinedReturnValue", "ld", "retval",
     "ld_composite", "store_composite", "NOT_STATE", "assert_stmt", "caught", "in_", "not_in",
-    "list_append", "note_write", "numpy_inplace", "get_item",
+    "list_append", "list_pop", "note_write", "numpy_inplace", "get_item",
 ]
 
 from . import advice as _advice

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 __all__ = ["api", "control_flow", "tracing", "is_traced", "tracing_active", "as_traced",
-           "static_value", "located", "condition_value", "bind"]
+           "static_value", "known_value", "located", "condition_value", "bind"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,6 +61,13 @@ def static_value(x):
         return x
     value = tracing().constant_value(x.value)
     return None if value is None else value.item() if value.ndim == 0 else value
+
+
+def known_value(x):
+    """The NumPy value of traced `x` when the trace can compute it from
+    constants alone (autograph.tracer.tracing.known_values), else None."""
+    from autograph.tracer.tracing.known_values import known_value as compute
+    return compute(x.value)
 
 
 def located(exc: BaseException) -> BaseException:

@@ -25,7 +25,8 @@ def assert_stmt(test_fn, msg_fn=None) -> None:
     api = _tracer.api()
     if test.shape != ():
         raise _tracer.located(ValueError(
-            f"assert: the condition is a tensor of shape {tuple(test.shape) if test.shape is not None else '<unknown>'}, "
+            f"assert: the condition is a tensor of shape "
+            f"{tuple(test.shape) if test.shape is not None else '<unknown>'}, "
             f"whose truth value is ambiguous; use ag.reduce_all or ag.reduce_any"))
     if not test.dtype.is_bool:
         test = api.not_equal(test, 0)   # Python's truth of a number

@@ -13,8 +13,8 @@ compiled control flow must not look inside it: its items are carried one by
 one, and it is the same object before and after. `hold_containers` passes it
 through as one opaque `Held` value.
 
-Items of a tensor (or a NumPy array, or a variable) are not state of their
-own: `x[i] = v` rebinds `x` to an updated tensor, and `x` is carried as a
+Items of a tensor (or a NumPy array, a variable, a TensorArray) are not
+state of their own: `x[i] = v` rebinds `x` to an updated tensor, and `x` is carried as a
 plain variable. For those, reading gives `NOT_STATE`, which passes through
 branches and loops unchanged, and storing it does nothing.
 """
@@ -44,6 +44,9 @@ def _own_items(container) -> bool:
     if _tracer.is_traced(container) or getattr(container, "_ag_variable", False):
         return True
     if hasattr(container, "_array"):
+        return True
+    from autograph.tracer.api.tensor_array import TensorArray
+    if isinstance(container, TensorArray):   # also a list a compiled loop carries as one
         return True
     import numpy as np
     return isinstance(container, (np.ndarray, np.generic))

@@ -18,6 +18,7 @@ from .exceptions import staged
 from .iteration import IndexedLoop
 from .lists import retrying_lists
 from .py_builtins import RangeMarker
+from .truth import truth   # `if n:` on a traced number is `n != 0`, as Python's
 from .variables import Undefined, UndefinedReturnValue
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "UnrolledLoopWarning",
@@ -137,7 +138,7 @@ def _staged_if(cond, body, orelse, get_state, set_state, names, nouts):
 def if_stmt(cond, body: Callable, orelse: Callable, get_state: Callable,
             set_state: Callable, names: Sequence[str], nouts: int) -> None:
     """An `if` statement: Python `if` for a Python condition, a `cond` op for a traced one."""
-    cond = _tracer.condition_value(cond)
+    cond = truth(cond, static=True)
     if _tracer.is_traced(cond):
         get_state, set_state = hold_containers(names, get_state, set_state)
         with staged("`if`"):
@@ -150,7 +151,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, get_state: Callable,
 
 def if_exp(cond, if_true: Callable, if_false: Callable, expr_repr: str):
     """A conditional expression `a if cond else b` (branches are thunks)."""
-    cond = _tracer.condition_value(cond)
+    cond = truth(cond, static=True)
     if _tracer.is_traced(cond):
         with staged("conditional expression"):
             results = _tracer.control_flow().cond(
@@ -246,7 +247,7 @@ def _py_while(first_test, test, body, limit=None):
                 return _PY_LOOP_DONE
             limit -= 1
         body()
-        value = _tracer.condition_value(test())
+        value = truth(test())
 
 
 def _refuse_declared_writes(opts) -> None:
@@ -261,23 +262,38 @@ def _refuse_declared_writes(opts) -> None:
             f"global after it (or return the value)"))
 
 
+def _shape_invariants(opts) -> list:
+    """The loop's checked `shape_invariants` (from `set_loop_options`, evaluated
+    before the loop): [(variable's value before the loop, TensorShape), ...]."""
+    pairs = (opts or {}).get("shape_invariants")
+    if not pairs:
+        return []
+    from autograph.experimental import check_shape_invariants
+    try:
+        return [(var, want) for var, want, _ in check_shape_invariants(pairs)]
+    except (TypeError, ValueError) as e:
+        raise _tracer.located(e) from None
+
+
 def _run_while(cond_fn, body_fn, init, names, opts):
     """Trace a compiled loop from the loop variables' values `init`; returns their final values.
 
     Python lists the body appends to are carried as TensorArrays (lists.py).
     """
     _refuse_declared_writes(opts)
+    invariants = _shape_invariants(opts)
+
     def run(values):
         return tuple(_tracer.control_flow().while_loop(
             cond_fn, body_fn, tuple(values), names=tuple(names),
-            maximum_iterations=_max_iterations(opts)))
+            maximum_iterations=_max_iterations(opts), invariants=invariants))
     return retrying_lists(run, init, names, opts)
 
 
 def _staged_while(test, body, get_state, set_state, names, opts):
     def cond_fn(*loop_vars):
         set_state(loop_vars)
-        return test()
+        return truth(test())
 
     def body_fn(*loop_vars):
         set_state(loop_vars)
@@ -290,12 +306,13 @@ def _staged_while(test, body, get_state, set_state, names, opts):
 def while_stmt(test: Callable, body: Callable, get_state: Callable, set_state: Callable,
                names: Sequence[str], opts: Optional[dict] = None) -> None:
     """A `while` loop: Python loop for a Python test, a compiled `while` op for a traced one."""
-    first = _tracer.condition_value(test())
+    first = truth(test())
     if _tracer.is_traced(first):
         get_state, set_state = hold_containers(names, get_state, set_state)
         with staged("`while`"):
             _staged_while(test, body, get_state, set_state, names, opts)
         return
+    _shape_invariants(opts)   # checked; a Python loop's shapes change freely
     remaining = _py_while(first, test, body, _python_max(_max_iterations(opts)))
     if remaining is _PY_LOOP_DONE:
         return
@@ -341,7 +358,10 @@ def _py_for(iterable, extra_test, body, limit=None, opts=None) -> int:
     the loop's extra test a traced tensor and `iterable` is a `range`, the
     number of items consumed: the caller compiles the rest of the range.
     """
-    if isinstance(iterable, range) and len(iterable) >= UNROLL_WARNING_THRESHOLD:
+    # With a break/return (`extra_test`) the loop may become a compiled one
+    # after its first iterations: then warn only once it has really unrolled.
+    if (isinstance(iterable, range) and len(iterable) >= UNROLL_WARNING_THRESHOLD
+            and extra_test is None):
         if _tracing_active():
             _warn_unrolled(len(iterable), opts)
         warned = True
@@ -453,6 +473,7 @@ def for_stmt(iterable, extra_test: Optional[Callable], body: Callable, get_state
         with staged("`for`"):
             _staged_for(iterable, extra_test, body, get_state, set_state, names, opts)
         return
+    _shape_invariants(opts)   # checked; a Python loop's shapes change freely
     done = _py_for(iterable, extra_test, body, _python_max(_max_iterations(opts)), opts)
     if done == _PY_FOR_DONE:
         return

@@ -1,13 +1,15 @@
 """Python lists filled by `append` in compiled loops (API.md section 9).
 
 The converter rewrites the statement `out.append(v)` to
-`out = ag__.list_append(out, v)`, so the list is a variable of the loops
-around it. On a Python list `list_append` is `append` (the same object, so
-aliases see the item). When a compiled loop starts, each list variable its
+`out = ag__.list_append(out, v)` (and `out.pop()` in a simple statement to
+`out, item = ag__.list_pop(out)` before it), so the list is a variable of
+the loops around it. On a Python list `list_append` is `append` (the same
+object, so aliases see the item). When a compiled loop starts, each list variable its
 body appends to becomes a dynamic-size `ag.TensorArray` holding the list's
 items (`as_loop_lists`); its dtype is that of the items, or, for an empty
 list, that of the first value the body appends (the loop is traced once to
-learn it, then again). `ag.stack(out)`, `np.array(out)`, `np.stack(out)` and
+learn it, then again). `out[i]` reads an item (`TensorArray.__getitem__`),
+`out[i] = v` writes one (`set_item` calls `loop_list_set`). `ag.stack(out)`, `np.array(out)`, `np.stack(out)` and
 `np.asarray(out)` stack it into a tensor, and `len(out)` is its size.
 """
 from __future__ import annotations
@@ -16,7 +18,8 @@ import numpy as np
 
 from . import _tracer
 
-__all__ = ["list_append", "as_loop_lists", "retrying_lists", "STACKERS", "stack_call"]
+__all__ = ["list_append", "as_loop_lists", "retrying_lists", "STACKERS", "stack_call",
+           "is_loop_list", "loop_list_set", "list_pop"]
 
 
 def _tensor_array_type():
@@ -49,9 +52,9 @@ def _dtype_of(value):
     if hasattr(value, "dtype") and hasattr(value.dtype, "is_floating"):
         return value.dtype
     from autograph.tracer.core.types import as_dtype
-    from autograph.tracer.core.convert import python_to_dtype
+    from autograph.tracer.core.convert import default_dtype_of_python
     if isinstance(value, (bool, int, float)):
-        return python_to_dtype(value)
+        return default_dtype_of_python(value)   # as ag.constant(value): int32, float32
     return as_dtype(np.asarray(value).dtype)
 
 
@@ -89,6 +92,53 @@ def list_append(lst, value, augmented: bool = False):
     return lst
 
 
+def is_loop_list(x) -> bool:
+    """True for the TensorArray a compiled loop made of a Python list."""
+    return isinstance(x, _tensor_array_type())
+
+
+def loop_list_set(ta, key, value):
+    """`lst[key] = value` of a list a compiled loop carries as a TensorArray:
+    the updated array (the converter rebinds `lst` to it). A negative index
+    counts from the end, as in Python."""
+    if isinstance(key, (bool, np.bool_, slice)) or not (
+            isinstance(key, (int, np.integer)) or hasattr(key, "dtype")):
+        raise _tracer.located(TypeError(
+            f"assigning an item of a list that a compiled loop appends to takes one integer "
+            f"index, got {key!r}: build the values in a tensor to assign a slice"))
+    if isinstance(key, (int, np.integer)):
+        index = key + ta.size() if key < 0 else key
+    else:
+        index = _tracer.api().where(key < 0, key + ta.size(), key)
+    return ta.write(index, value)
+
+
+_LAST = object()   # `pop()` without an index
+
+
+def list_pop(lst, index=_LAST):
+    """`lst.pop()` / `lst.pop(index)` as converted code writes it:
+    `lst, item = ag__.list_pop(lst)`.
+
+    A Python list (or any other object) pops in place, with Python's
+    semantics (the same object comes back, so aliases see the change); the
+    TensorArray a compiled loop carries comes back one element shorter, with
+    the removed element. It pops only its last element (`pop()`, `pop(-1)`).
+    """
+    if isinstance(lst, _EmptyList):
+        raise _tracer.located(IndexError(
+            "pop from empty list: the list is empty when the compiled loop starts and the "
+            "loop does not append to it before this pop"))
+    if is_loop_list(lst):
+        if index is not _LAST and _tracer.static_value(index) != -1:
+            raise _tracer.located(NotImplementedError(
+                f"pop({index!r}) of a list that a compiled loop carries: only the last element "
+                f"can be popped (`pop()`); keep the items in a tensor and slice it instead"))
+        from autograph.tracer.api.tensor_array import pop_last
+        return pop_last(lst)
+    return lst, (lst.pop() if index is _LAST else lst.pop(index))
+
+
 def _as_tensor_array(items, learned=None):
     TensorArray = _tensor_array_type()
     if learned is None:
@@ -112,8 +162,14 @@ def as_loop_lists(init, names, opts, learned):
     appended = set((opts or {}).get("appended", ()))
     if not appended:
         return tuple(init)
+    from .composites import NOT_STATE, Held
     out = list(init)
     for k, (name, value) in enumerate(zip(names, init)):
+        if name not in appended and _root(name) in appended:
+            out[k] = NOT_STATE      # `lst[-1]` of such a list: read through the array
+            continue
+        if isinstance(value, Held) and type(value.obj) is list:
+            value = value.obj       # carried as a TensorArray, not item by item
         if name not in appended or type(value) is not list:
             continue
         if value:
@@ -123,6 +179,11 @@ def as_loop_lists(init, names, opts, learned):
         else:
             out[k] = _EmptyList(k)
     return tuple(out)
+
+
+def _root(name: str) -> str:
+    """The variable a composite name such as `lst[-1]` belongs to."""
+    return name.split("[", 1)[0].split(".", 1)[0]
 
 
 def retrying_lists(run, init, names, opts):

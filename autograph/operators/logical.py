@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 from . import _tracer
+from .truth import truth
 from .exceptions import staged
 
 __all__ = ["and_", "or_", "not_", "compare_chain", "in_", "not_in"]
@@ -112,8 +113,8 @@ def or_(a_thunk, b_thunk):
 
 
 def not_(a):
-    """`not a`."""
-    a = _tracer.condition_value(a)
+    """`not a` (Python's truth of a traced number: `a == 0`)."""
+    a = truth(a)
     if _tracer.is_traced(a):
         return _tracer.api().logical_not(a)
     return not a

@@ -19,7 +19,8 @@ __all__ = ["ROUTED", "call"]
 # long as NumPy): a set lookup per call keeps other calls as fast as before.
 ROUTED = frozenset(id(f) for f in (
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
-    np.full_like, np.arange, np.linspace, np.eye, np.asarray, np.array, np.ascontiguousarray))
+    np.full_like, np.arange, np.linspace, np.eye, np.asarray, np.array, np.ascontiguousarray,
+    np.ndarray))
 
 
 def call(f, args, kwargs):

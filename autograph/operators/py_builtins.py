@@ -33,6 +33,12 @@ class RangeMarker:
         return _tracer.api().range(self.start, self.limit, self.delta)
 
     def __iter__(self):
+        # `list(range(len(x)))` with x's length known at trace time: the bound
+        # is a traced constant (len() stays traced so that `for` compiles), so
+        # the range is known too and iterates as Python's would.
+        bounds = [_tracer.static_value(b) for b in (self.start, self.limit, self.delta)]
+        if all(b is not None and not hasattr(b, "shape") for b in bounds):
+            return iter(builtins.range(*(_python_int(b) for b in bounds)))
         raise _tracer.located(TypeError(
             "range() with a traced tensor bound can only be iterated by a `for` loop in "
             "converted code (where it compiles to a loop); use ag.range(...) for a tensor"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 
-from . import _tracer
+from . import _tracer, lists
 
 __all__ = ["set_item", "aug_set_item", "set_item_captured", "aug_value", "set_item_chain",
            "aug_set_item_chain"]
@@ -45,6 +45,8 @@ def set_item(target, key, value):
     if getattr(target, "_ag_variable", False):
         target.assign(_tensor_update()(target.read_value(), key, value))
         return target
+    if lists.is_loop_list(target):   # a Python list a compiled loop carries as a TensorArray
+        return lists.loop_list_set(target, key, value)
     if _is_tensor(target):
         return _tensor_update()(target, key, value)
     target[key] = value

@@ -1,5 +1,5 @@
 """Exact-arithmetic building blocks shared by the vector maths routines
-(`vecmath_trig`, `vecmath_pow`, `vecmath_bases`): float64 constants, fused
+(`vecmath_trig`, `vecmath_pow_double`): float64 constants, fused
 and contractible multiply-adds, and the error-free sum of double-double
 arithmetic (Knuth's TwoSum)."""
 from __future__ import annotations

@@ -91,8 +91,6 @@ def lower_cond(lw, op: Op, args: list) -> list:
 
 @register("while")
 def lower_while(lw, op: Op, args: list) -> list:
-    cond_region, body_region = op.regions
-    b = lw.b
     init = []
     for i, x in enumerate(args):
         if isinstance(x, Tensor) and not lw.take_over(op, i):
@@ -107,8 +105,23 @@ def lower_while(lw, op: Op, args: list) -> list:
     # pending too, a poll before the first iteration would free them twice.
     lw._hand_on_pending()
     # `for i in range(n)`: autograph.codegen.lowering.counted
-    from .counted import carry_phis, counted_index, lower_counted
+    from .counted import counted_index
     idx = counted_index(op)
+    if idx is not None:
+        # Independent iterations may run on the thread pool (parallel_for.py).
+        from .parallel_for import lower_split
+        split = lower_split(lw, op, init, idx, lambda: _serial_while(lw, op, init, idx))
+        if split is not None:
+            return split
+    return _serial_while(lw, op, init, idx)
+
+
+def _serial_while(lw, op: Op, init: list, idx) -> list:
+    """The loop `op` on one thread from its owned carried values `init`
+    (`idx`: the counter's position of a counted loop, else None)."""
+    from .counted import carry_phis, lower_counted
+    cond_region, body_region = op.regions
+    b = lw.b
     if idx is not None and not _body_loops(body_region):
         # (A body running loops of its own polls every iteration and cannot be
         # vectorised: the one generic loop is cheaper there; K5 measured 30% slower.)

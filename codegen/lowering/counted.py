@@ -1,6 +1,6 @@
 """Counted `while` loops (`for i in range(n)` after conversion) as vectorisable loop nests.
 
-A `while` whose condition region is exactly `less(k, n)` (k a carried
+A `while` whose condition region is exactly `less(k, n)` or `greater(n, k)` (k a carried
 integer, n a value from outside the loop) and whose body yields `add(k, 1)`
 for k runs `trip = max(n - k0, 0)` iterations, known before it starts. It is
 lowered as
@@ -31,7 +31,7 @@ from ..abi.interrupt import INTERRUPT_SITE, POLL_PERIOD
 from ..llvm.irutil import declare
 from ..llvm.ltypes import I1, I64, PTR, VOID, Tensor, i64, reg_type
 
-__all__ = ["counted_index", "lower_counted", "carry_phis"]
+__all__ = ["counted_index", "counted_bound", "lower_counted", "carry_phis"]
 
 
 def _const_one(v) -> bool:
@@ -51,9 +51,12 @@ def counted_index(op: Op) -> Optional[int]:
     if len(cond.ops) != 1 or len(cond.results) != 1:
         return None
     less = cond.ops[0]
-    if less.name != "less" or cond.results[0] is not less.results[0] or len(less.operands) != 2:
+    if less.name not in ("less", "greater") or cond.results[0] is not less.results[0] \
+            or len(less.operands) != 2:
         return None
-    k, n = less.operands
+    # `k < n`, or `n > k` (how `i < x.shape[0]` traces: the shape's weak
+    # integer takes the comparison as its reflected `>`)
+    k, n = less.operands if less.name == "less" else less.operands[::-1]
     if not any(k is a for a in cond.args) or any(n is a for a in cond.args):
         return None
     if getattr(n.owner, "parent", None) is cond or n.owner is less:
@@ -71,6 +74,12 @@ def counted_index(op: Op) -> Optional[int]:
     if not ((a is karg and _const_one(b)) or (b is karg and _const_one(a))):
         return None
     return idx
+
+
+def counted_bound(op: Op):
+    """The bound n of the counted loop `op` (`counted_index` is not None)."""
+    test = op.regions[0].ops[0]
+    return test.operands[1] if test.name == "less" else test.operands[0]
 
 
 def carry_phis(b: ir.IRBuilder, results, init: list, block) -> list:
@@ -136,7 +145,7 @@ def lower_counted(lw, op: Op, init: list, idx: int, every_iteration: bool) -> li
     loop's results."""
     cond_region, body_region = op.regions
     b = lw.b
-    n_value = lw.env[cond_region.ops[0].operands[1]]
+    n_value = lw.env[counted_bound(op)]
     k_type = reg_type(op.results[idx].type.dtype)
     k0 = b.sext(init[idx], I64) if k_type.width < 64 else init[idx]
     n64 = b.sext(n_value, I64) if k_type.width < 64 else n_value

@@ -82,10 +82,13 @@ class _Frame:
 class Lowerer:
     """State while lowering one graph into one LLVM function."""
 
-    def __init__(self, graph: Graph, symbol: str, module_name: str, boundscheck: bool = True):
+    def __init__(self, graph: Graph, symbol: str, module_name: str, boundscheck: bool = True,
+                 fastmath: bool = False):
         load_all()
         self.graph = graph
         self.boundscheck = boundscheck
+        # ag.function(fastmath=True): float reductions may be regrouped (`parallel_for`)
+        self.fastmath = fastmath
         self.errors = ErrorTable()
         self.module = ir.Module(name=module_name)
         fnty = ir.FunctionType(I32, [PTR, PTR, PTR])
@@ -426,8 +429,9 @@ def _value_kind(v: ir.Value) -> str:
     return "i"
 
 
-def lower_graph(graph: Graph, symbol: str, module_name: str, boundscheck: bool = True):
+def lower_graph(graph: Graph, symbol: str, module_name: str, boundscheck: bool = True,
+                fastmath: bool = False):
     """Lower `graph`; returns (llvmlite ir.Module, ErrorTable)."""
-    lw = Lowerer(graph, symbol, module_name, boundscheck)
+    lw = Lowerer(graph, symbol, module_name, boundscheck, fastmath)
     module = lw.lower()
     return module, lw.errors

@@ -38,6 +38,7 @@ from ..llvm.irutil import add, and_all, eq, for_range, mul, opaque
 from .registry import register
 from ..llvm.ltypes import Tensor, const_int, i64, load_elem, store_elem
 from .scalar import SCALAR
+from .views import View, flat_condition
 from . import scalar_dtypes
 
 scalar_dtypes.install()   # unsigned and complex forms, conj/real/imag/angle: before the register below
@@ -169,7 +170,8 @@ def contiguous_strides(b: ir.IRBuilder, dims: Sequence[ir.Value]) -> List[ir.Val
 def leaf_strides(b: ir.IRBuilder, leaf: Tensor, dims: Sequence[ir.Value]) -> List[ir.Value]:
     """Strides of `leaf` along each axis of the broadcast domain `dims` (0 where broadcast)."""
     rank = len(dims)
-    own = contiguous_strides(b, leaf.dims)
+    # a view (views.py) is read through its own strides: a slice in place
+    own = leaf.strides if isinstance(leaf, View) else contiguous_strides(b, leaf.dims)
     out = []
     for k in range(rank):
         a = k - (rank - leaf.rank)
@@ -188,7 +190,8 @@ def leaf_strides(b: ir.IRBuilder, leaf: Tensor, dims: Sequence[ir.Value]) -> Lis
 
 
 def same_shape(b: ir.IRBuilder, leaves: Sequence[Tensor], dims: Sequence[ir.Value]):
-    """Python bool or i1: every leaf has exactly `dims`.
+    """Python bool or i1: every leaf has exactly `dims` (and a view among them,
+    `views.View`, is known to be laid out contiguously: read by flat position).
 
     A leaf with a static 1 where the domain's dim is unknown counts as a
     mismatch (it is broadcast unless that dim is 1, which the nest handles
@@ -196,6 +199,12 @@ def same_shape(b: ir.IRBuilder, leaves: Sequence[Tensor], dims: Sequence[ir.Valu
     """
     conds = []
     for t in leaves:
+        if isinstance(t, View):             # a slice read in place: contiguous layout needed
+            ok, more = flat_condition(b, t, dims)
+            if not ok:
+                return False
+            conds.extend(more)
+            continue
         if t.rank != len(dims):
             return False
         for x, y in zip(t.dims, dims):

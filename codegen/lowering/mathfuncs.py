@@ -8,8 +8,8 @@ broadcasting loop nest and fusion of every elementwise op
 (`lowering/elementwise.py`). Rounding uses LLVM's intrinsics (`llvm.floor`,
 `ceil`, `trunc`, `roundeven`: exact, vectorisable); `exp2`/`log2`/`log10`
 the double-double routines of `codegen/llvm/vecmath_bases.py`;
-`log1p`/`expm1` those of `codegen/llvm/vecmath.py`, `sinh`/`cosh` fdlibm's
-formulas on them, and `atan`/`atan2` Cephes' rational approximation (all
+`log1p`/`expm1` those of `codegen/llvm/vecmath.py`, `sinh`/`cosh`
+`codegen/llvm/vecmath_hyper.py`'s, and `atan`/`atan2` Cephes' rational approximation (all
 branch-free, so they vectorise: docs/ARCHITECTURE.md "Vector maths" gives
 their errors); `asin`, `acos`, `asinh`, `acosh`, `atanh` and `hypot` call the
 C library (`asinf`/`asin`, ...; scalar loops), as `cbrt` does, so results
@@ -23,7 +23,7 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from ..llvm.irutil import declare, intrinsic
-from ..llvm import mathfns, vecmath, vecmath_bases
+from ..llvm import vecmath, vecmath_bases, vecmath_hyper
 from ..llvm.ltypes import I1
 from .elementwise import lower_elementwise
 from .registry import register
@@ -85,44 +85,10 @@ def _vecmath_unary(lw, op, args):
     return getattr(vecmath, op.name)(lw.b, args[0])
 
 
-# fdlibm's case split, per dtype: expm1 below `small`, exp below `big`, then
-# exp(|x|/2) squared in two steps (finite up to the overflow threshold).
-_HYPERBOLIC = {"f64": (22.0, 709.782712893384), "f32": (9.0, 88.7228390)}
-
-
 @_op("sinh", "cosh")
 def _sinh_cosh(lw, op, args):
-    """fdlibm's sinh/cosh, branch-free (every case computed, one selected),
-    on the vectorisable exp/expm1, so loops using them vectorise."""
-    (x,) = args
-    b = lw.b
-    t = x.type
-
-    def c(v):
-        return ir.Constant(t, v)
-
-    small, big = _HYPERBOLIC["f32" if isinstance(t, ir.FloatType) else "f64"]
-    ax = intrinsic(b, "fabs", [x])
-    em1 = vecmath.expm1(b, ax)
-    e = mathfns.exp(b, ax)
-    half = mathfns.exp(b, b.fmul(ax, c(0.5)))
-    huge = b.fmul(b.fmul(half, c(0.5)), half)        # e**|x| / 2 without overflowing early
-    if op.name == "sinh":
-        h = intrinsic(b, "copysign", [c(0.5), x])
-        ratio = b.fdiv(em1, b.fadd(em1, c(1.0)))
-        below1 = b.fmul(h, b.fsub(b.fmul(c(2.0), em1), b.fmul(em1, ratio)))   # |x| < 1
-        mid = b.fmul(h, b.fadd(em1, ratio))
-        r = b.select(b.fcmp_ordered("<", ax, c(1.0)), below1, mid)
-        r = b.select(b.fcmp_ordered("<", ax, c(small)), r, b.fmul(h, e))
-        r = b.select(b.fcmp_ordered("<", ax, c(big)), r, intrinsic(b, "copysign", [huge, x]))
-        return b.select(b.fcmp_unordered("uno", x, x), x, r)
-    w = b.fadd(em1, c(1.0))
-    tiny = b.fadd(c(1.0), b.fdiv(b.fmul(em1, em1), b.fadd(w, w)))   # |x| < ln2/2
-    mid = b.fadd(b.fmul(c(0.5), e), b.fdiv(c(0.5), e))
-    r = b.select(b.fcmp_ordered("<", ax, c(0.34657359027997264)), tiny, mid)
-    r = b.select(b.fcmp_ordered("<", ax, c(small)), r, b.fmul(c(0.5), e))
-    r = b.select(b.fcmp_ordered("<", ax, c(big)), r, huge)
-    return b.select(b.fcmp_unordered("uno", x, x), x, r)
+    # one exponential core for e**|x| and e**-|x|, no division (codegen/llvm/vecmath_hyper.py)
+    return getattr(vecmath_hyper, op.name)(lw.b, args[0])
 
 
 # Cephes' atan: rational P/Q (float64) or polynomial (float32) on a reduced argument.

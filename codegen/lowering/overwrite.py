@@ -80,13 +80,13 @@ def _row_writer(body: Block, arg: Value, k: Value) -> Optional[Op]:
 
 def _counted_from_zero(w: Op):
     """(counter index, loop bound n) of a counted `while` whose counter starts at 0."""
-    from .counted import counted_index
+    from .counted import counted_bound, counted_index
     if w.name != "while":
         return None
     idx = counted_index(w)
     if idx is None or _const_int(w.operands[idx]) != 0:
         return None
-    return idx, w.regions[0].ops[0].operands[1]
+    return idx, counted_bound(w)
 
 
 def loop_overwrites(w: Op, slot: int) -> bool:

@@ -45,6 +45,7 @@ from ..llvm.ltypes import I64, PTR, VOID, Tensor, const_int, i64, load_elem, mem
 from . import elementwise as ew
 from .extreme import float_extreme
 from .fixup import loop_with_fixup
+from .views import View
 from .parallel import (_ChunkLowerer, _MayFail, _fits_slot, _free_values, _rebuild, min_elements,
     weight)
 
@@ -85,6 +86,8 @@ class _Transport:
         self.add(t.ptr)
         for d in t.dims:
             self.add(d)
+        for s in getattr(t, "strides", None) or ():   # a slice read in place (views.py)
+            self.add(s)
 
     def fits(self) -> bool:
         return all(_fits_slot(v.type) for v in self.values)
@@ -102,6 +105,8 @@ class _Local:
         return self._map.get(id(v), v)
 
     def tensor(self, t: Tensor) -> Tensor:
+        if isinstance(t, View):
+            return t.mapped(self)
         return Tensor(t.dtype, self(t.ptr), [self(d) for d in t.dims])
 
     def dims(self, dims: Sequence[ir.Value]) -> List[ir.Value]:

@@ -7,7 +7,8 @@ wrap when negative and are bounds-checked (when bounds checks are on);
 slices follow Python's `slice.indices` at run time (clamping, negative
 steps; a zero step is an error). The result is a scalar load when every
 axis is indexed by an integer, otherwise a fresh copy of the selected
-elements.
+elements, or, when only elementwise loops and reductions read the slice, a
+`views.View` of x that they address in place (no copy).
 """
 from __future__ import annotations
 
@@ -156,6 +157,10 @@ def lower_strided_slice(lw, op: Op, args: list) -> list:
         return [load_elem(b, x.ptr, base, dtype)]
     from .linalg import slice_view   # a matrix slice only a matmul reads: BLAS's leading dim
     view = slice_view(lw, op, x, base, out_dims, out_strides)
+    if view is not None:
+        return [view]
+    from .views import elementwise_view   # a slice only loops read: addressed in place (views.py)
+    view = elementwise_view(lw, op, x, base, out_dims, out_strides)
     if view is not None:
         return [view]
     if _is_prefix(op.attrs["spec"]) and lw.take_over(op, 0):

@@ -1,5 +1,6 @@
 """The vectorisable math routines (codegen/llvm/vecmath.py: log, log1p, expm1,
-tanh; vecmath_trig.py: sin, cos, tan; vecmath_pow.py: pow; mathfns.exp;
+tanh; vecmath_trig.py: sin, cos, tan; vecmath_pow.py: pow; vecmath_hyper.py:
+sinh, cosh; vecmath_exp_two.py: exp2; mathfns.exp;
 sigmoid on exp): max ulp error within each routine's documented bound against
 a higher-precision reference over a sample of the whole domain (random bit
 patterns, so subnormals and huge values are in), NumPy's exact results on
@@ -20,7 +21,7 @@ def _sigmoid_np(x):
 
 OPS = {"log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh, "exp": np.exp,
        "sin": np.sin, "cos": np.cos, "tan": np.tan, "sigmoid": _sigmoid_np,
-       "exp2": np.exp2, "log2": np.log2, "log10": np.log10}
+       "exp2": np.exp2, "log2": np.log2, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh}
 # dense ranges where each function's reductions switch branches
 RANGES = {"log": [(0.5, 2.0)], "log1p": [(-0.999, 3.0), (-1e-6, 1e-6)],
           "expm1": [(-45.0, 45.0), (-1.2, 1.2), (-1e-6, 1e-6)],
@@ -28,7 +29,10 @@ RANGES = {"log": [(0.5, 2.0)], "log1p": [(-0.999, 3.0), (-1e-6, 1e-6)],
           "sin": [(-10.0, 10.0), (-1e6, 1e6)], "cos": [(-10.0, 10.0), (-1e6, 1e6)],
           "tan": [(-10.0, 10.0), (-1e6, 1e6)], "sigmoid": [(-40.0, 40.0), (-1.0, 1.0)],
           "exp2": [(-1100.0, 1030.0), (-2.0, 2.0)], "log2": [(0.5, 2.0), (1e-3, 1e3)],
-          "log10": [(0.5, 2.0), (1e-3, 1e3)]}
+          "log10": [(0.5, 2.0), (1e-3, 1e3)],
+          # sinh/cosh: n = 0, 1, 2 of the reduction, s = 2**-2n inexact in 1 +- s, overflow
+          "sinh": [(-3.0, 3.0), (-20.0, 20.0), (-720.0, 720.0)],
+          "cosh": [(-3.0, 3.0), (-20.0, 20.0), (-720.0, 720.0)]}
 MAX_ULP = 2.0
 # documented bounds (docs/ARCHITECTURE.md, "Vector maths") above MAX_ULP
 BOUND = {("tan", "float64"): 2.5, ("tan", "float32"): 3.5, ("sigmoid", "float32"): 2.5,
@@ -110,7 +114,7 @@ def test_special_values_match_numpy(name, dtype):
     signs = ~np.isnan(want) & special
     np.testing.assert_array_equal(np.signbit(got[signs]), np.signbit(want[signs]))
     # tiny arguments: log1p/expm1/tanh return x itself (subnormals included)
-    if name in ("log1p", "expm1", "tanh", "sin", "tan"):
+    if name in ("log1p", "expm1", "tanh", "sin", "tan", "sinh"):
         tiny = x[(np.abs(x) < 1e-20) & (x != 0)]
         np.testing.assert_array_equal(np.asarray(KERNELS[name](tiny)), tiny)
 
@@ -177,13 +181,35 @@ def test_trig_huge_arguments_in_a_threaded_loop():
     assert _ulps(got, want, np.float64).max() <= MAX_ULP
 
 
-@pytest.mark.parametrize("name", ["sin", "cos", "tan", "exp2", "log2", "log10"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan", "exp2", "log2", "log10", "sinh", "cosh"])
 def test_loops_call_no_libm(name):
     """The loop computes the function itself (a libm call would keep it scalar);
     the assertion does not depend on the host's vector width."""
     for dtype in (np.float64, np.float32):
         ir = KERNELS[name].get_concrete_function(np.ones(64, dtype)).kernel._jit.optimized_ir()
         assert not re.search(rf"call [^\n]*@(llvm\.)?{name}(f|\.f32|\.f64)?\(", ir), name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_routines_stay_correct_under_fastmath(dtype):
+    """fastmath=True puts `fast` on every float instruction of the routines too:
+    their exact tricks (the 1.5 * 2**p shifter that rounds to an integer,
+    Fast2Sum) may lose their last bits but must not break (a folded shifter
+    made float32 pow 40% off). Ordinary arguments, a loose relative bound."""
+    x = np.linspace(-20.0, 20.0, 4001).astype(dtype)
+    tol = 64 * np.finfo(dtype).eps
+    for name in ("exp", "expm1", "tanh", "sinh", "cosh", "exp2", "sin", "cos", "log"):
+        fn = getattr(ag.math, name)
+        f = ag.function(lambda v: fn(v), autograph=False, fastmath=True)
+        arg = np.abs(x) + dtype(0.01) if name == "log" else x
+        got = np.asarray(f(arg)).astype(np.float64)
+        want = OPS[name](arg.astype(np.float64))
+        nz = np.abs(want) > 1e-6
+        assert (np.abs(got[nz] - want[nz]) <= tol * np.abs(want[nz])).all(), name
+    p = ag.function(lambda a, b: ag.math.pow(a, b), autograph=False, fastmath=True)
+    a, b = np.linspace(0.1, 10.0, 1001).astype(dtype), np.linspace(-5.0, 5.0, 1001).astype(dtype)
+    want = np.power(a.astype(np.float64), b.astype(np.float64))
+    assert (np.abs(np.asarray(p(a, b)).astype(np.float64) - want) <= tol * want).all()
 
 
 # ------------------------------------------------------------------ pow

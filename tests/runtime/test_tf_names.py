@@ -243,10 +243,24 @@ def test_set_loop_options_shape_invariants_are_checked():
     g = ag.function(f, input_signature=[ag.TensorSpec([None], ag.float32), ag.TensorSpec([], ag.int32)])
     for run in (f, g):
         np.testing.assert_array_equal(_np(run(ag.zeros([1]), ag.constant(3))), [0, 1, 1, 1])
-    # a known dimension would have to be relaxed: refused, not ignored
+    # a known dimension is relaxed: the compiled loop carries x as (None,)
+    h = ag.function(f)
+    np.testing.assert_array_equal(_np(h(ag.zeros([1]), ag.constant(3))), [0, 1, 1, 1])
+    assert "float32[None] = while(" in str(h.get_concrete_function(ag.zeros([1]), ag.constant(3)).graph)
+
+    def nested(x, n):
+        i = 0
+        while i < n:
+            if True:   # not a statement at the top level of the loop body: not honoured
+                ag.autograph.experimental.set_loop_options(shape_invariants=[(x, ag.TensorShape([None]))])
+            x = ag.concat([x, ag.ones([1])], 0)
+            i += 1
+        return x
+
+    # elsewhere the relaxation cannot be honoured: refused, not ignored
     with pytest.raises(NotImplementedError, match=r"shape_invariants\[0\]: the invariant \(None,\) "
                                                   r"is less specific than the variable's shape \(1,\)"):
-        ag.function(f)(ag.zeros([1]), ag.constant(3))
+        ag.function(nested)(ag.zeros([1]), ag.constant(3))
 
     def bad(x):
         for _ in ag.range(2):

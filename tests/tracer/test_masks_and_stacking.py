@@ -78,15 +78,25 @@ def test_mask_of_the_wrong_shape_is_an_index_error():
         ag.function(select)(np.ones(3), np.ones((3, 1), bool))
 
 
-def test_one_value_per_true_element_is_refused_clearly():
+def test_one_value_per_true_element_is_a_scatter():
+    # NumPy's other form (tracer/api/masks.py; more in
+    # tests/autograph/test_numpy_kernel_habits.py)
     @ag.function
     def f(a):
         b = a.copy()
-        b[b > 0] = ag.constant([7.0, 8.0])
+        b[b > 0] = [7.0, 8.0]
         return b
 
-    with pytest.raises(NotImplementedError, match="one value per true element is not supported"):
-        f(np.array([1.0, -1.0, 2.0]))
+    np.testing.assert_array_equal(f(np.array([1.0, -1.0, 2.0])), [7.0, -1.0, 8.0])
+
+    @ag.function
+    def g(a):
+        b = a.copy()
+        b[b > 0] = ag.constant([7.0, 8.0])   # float32 values into float64: no promotion
+        return b
+
+    with pytest.raises(TypeError, match="cannot assign a float32 value to a float64 tensor"):
+        g(np.array([1.0, -1.0, 2.0]))
 
 
 # ------------------------------------------------------- np.hstack / vstack / column_stack

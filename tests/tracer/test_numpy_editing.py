@@ -66,11 +66,13 @@ def test_eager_insert_and_delete_equal_numpy(x, data):
 @pytest.mark.parametrize("fn, error, message", [
     (lambda a: np.delete(a, 9), IndexError, r"np\.delete: index 9 is out of bounds for axis with size 6"),
     (lambda a: np.insert(a, 8, 0.0), IndexError, r"np\.insert: index 8 is out of bounds for axis with size 6"),
-    (lambda a: np.delete(a, np.array([True, False])), ValueError, r"must be one dimensional and match the axis length of 6"),
+    (lambda a: np.delete(a, np.array([True, False])), ValueError,
+     r"must be one dimensional and match the axis length of 6"),
     (lambda a: np.block([[a], []]), ValueError, r"np\.block: Lists cannot be empty"),
     (lambda a: np.block([a, [a]]), ValueError, r"np\.block: List depths are mismatched"),
     (lambda a: np.resize(a, -1), ValueError, r"all elements of `new_shape` must be non-negative"),
-    (lambda a: np.append(a.reshape(2, 3), a, axis=0), ValueError, r"np\.append: all the input arrays must have the same number of dimensions"),
+    (lambda a: np.append(a.reshape(2, 3), a, axis=0), ValueError,
+     r"np\.append: all the input arrays must have the same number of dimensions"),
     (lambda a: np.delete(a, a > 2), TypeError, r"np\.delete.*positions \(obj\) that are tensors"),
 ])
 def test_errors_say_what_numpy_says(fn, error, message):

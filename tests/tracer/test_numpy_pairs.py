@@ -29,7 +29,8 @@ _CASES = [
     ("divmod of floats", lambda v: np.divmod(v, 2.0), np.array([7.0, -7.0, 7.5, -0.0])),
     ("divmod of ints", lambda v: np.divmod(v, 3), np.array([7, -7, 0])),
     ("cumulative_sum", lambda v: np.cumulative_sum(v), np.arange(5.0)),
-    ("cumulative_sum with the initial 0", lambda v: np.cumulative_sum(v, axis=1, include_initial=True), np.ones((2, 3))),
+    ("cumulative_sum with the initial 0", lambda v: np.cumulative_sum(v, axis=1, include_initial=True),
+     np.ones((2, 3))),
     ("cumulative_prod with the initial 1", lambda v: np.cumulative_prod(v, include_initial=True), np.arange(1.0, 5.0)),
     ("cumulative_sum of bools", lambda v: np.cumulative_sum(v > 1), np.arange(5.0)),
     ("nanprod", lambda v: np.nanprod(v), np.array([[1.5, np.nan, 2.0], [np.nan, np.nan, 3.0]])),
@@ -44,13 +45,15 @@ def test_compiled_results_equal_numpy(name, fn, arg):
 
 
 @settings(max_examples=40, deadline=None)
-@given(hnp.arrays(np.float64, st.integers(1, 10), elements=st.floats(-1e6, 1e6) | st.sampled_from([np.nan, np.inf, -0.0])))
+@given(hnp.arrays(np.float64, st.integers(1, 10),
+                  elements=st.floats(-1e6, 1e6) | st.sampled_from([np.nan, np.inf, -0.0])))
 def test_eager_modf_equals_numpy_for_any_values(x):
     _same(np.modf(ag.constant(x)), np.modf(x))
 
 
 def test_cumulative_sum_of_a_matrix_needs_an_axis():
-    with pytest.raises(ValueError, match=r"For arrays which have more than one dimension ``axis`` argument is required"):
+    with pytest.raises(ValueError, match=r"For arrays which have more than one dimension ``axis`` "
+                                         r"argument is required"):
         ag.function(lambda v: np.cumulative_sum(v))(np.ones((2, 2)))
 
 

@@ -218,9 +218,13 @@ def test_matmul(dtype, data, m, k, n):
 
 
 def test_matmul_errors():
-    with pytest.raises(ValueError, match=r"matmul: expected rank-2 matrices, got shape \(1, 3, 1\) "
-                                         r"for a"):
-        api.matmul(np.zeros((1, 3, 1)), np.zeros((1, 1)))
+    # a stack of matrices is NumPy's batched product (batched_matmul.py), not an error
+    stack = np.arange(6.0).reshape(2, 3, 1)
+    np.testing.assert_array_equal(api.matmul(stack, np.full((1, 2), 2.0)),
+                                  stack @ np.full((1, 2), 2.0))
+    with pytest.raises(ValueError, match=r"matmul: the inner dimensions do not match: a has "
+                                         r"shape \(2, 3, 1\)"):
+        api.matmul(stack, np.zeros((2, 2)))
     with pytest.raises(ValueError, match=r"matmul: a scalar \(0-d\) operand has no matrix product"):
         api.matmul(np.zeros(3), 2.0)
     with pytest.raises(ValueError, match=r"matmul: the inner dimensions do not match: a has shape "

@@ -165,12 +165,13 @@ def matmul(a, b, name=None):
 
     As NumPy's `@`: a [m, k] by b [k, n] gives [m, n]; a 1-D operand is a
     vector: `v @ w` is their inner product (a scalar), `m @ v` has shape [m]
-    and `v @ m` shape [n]. Integer products wrap. Batched (rank > 2) products
-    and transpose flags are not supported.
+    and `v @ m` shape [n]. Integer products wrap. Operands of rank > 2 are
+    stacks of matrices whose leading (batch) dimensions broadcast, as NumPy's
+    (tracer/api/batched_matmul.py). Transpose flags are not supported.
 
     Args:
-        a: a tensor (array, nested list) of rank 1 or 2.
-        b: a tensor of `a`'s dtype, of rank 1 or 2.
+        a: a tensor (array, nested list) of rank >= 1.
+        b: a tensor of `a`'s dtype, of rank >= 1.
         name: ignored (TensorFlow compatibility).
 
     Returns:
@@ -178,7 +179,7 @@ def matmul(a, b, name=None):
 
     Raises:
         TypeError: operands of different dtypes, or not numbers.
-        ValueError: a rank other than 1 or 2, or inner dimensions that differ
+        ValueError: a scalar operand, or inner dimensions that differ
             (InvalidArgumentError when known only at run time).
 
     Example:
@@ -190,6 +191,9 @@ def matmul(a, b, name=None):
     ra, rb = _rank(a), _rank(b)
     if ra == 0 or rb == 0:
         raise ValueError("matmul: a scalar (0-d) operand has no matrix product; use multiply (*)")
+    if (ra or 0) > 2 or (rb or 0) > 2:   # stacks of matrices, NumPy's broadcasting
+        from .batched_matmul import batched_matmul
+        return batched_matmul(a, b)
     if ra != 1 and rb != 1:
         return _matmul2d(a, b)
     # A vector becomes a one-row (left) or one-column (right) matrix and the

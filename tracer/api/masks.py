@@ -8,8 +8,10 @@ the flat positions of the true elements (`nonzero`).
 
 `a[mask] = v` is a functional update (API.md section 2) where `v` is a
 scalar, or broadcasts to `a`: `where(mask, v, a)`. NumPy also takes a `v`
-with one value per true element; that needs the positions at run time and is
-refused with a clear error.
+with one value per true element (`a[m] = a[m] ** -1.5`): that is a `scatter`
+of `v` at the flat positions of the true elements (`nonzero`), `v`
+broadcast to `(count,) + a.shape[k:]`; a `v` whose length is not the number
+of true elements raises `InvalidArgumentError` when the code runs.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import numpy as np
 
 from .common import as_operand, is_tensor_like, rank_of
 from ..core.convert import python_to_dtype
-from ..core.types import DType, as_dtype
+from ..core.types import DType, as_dtype, int64
 
 __all__ = ["mask_of", "masked_getitem", "masked_setitem"]
 
@@ -87,18 +89,44 @@ def masked_setitem(x, mask, value):
     x = as_operand("item assignment", x)
     mask = as_operand("item assignment", mask)
     k = _check_shape("item assignment", x, mask)
+    if isinstance(value, (list, tuple)):   # Python numbers adopt x's dtype, tensors keep theirs
+        from .fancy_indexing import _value_operand
+        value = _value_operand(x, value)
     if is_tensor_like(value) or isinstance(value, np.ndarray):
         vr = rank_of(as_operand("item assignment", value))
         if vr is not None and vr > 0 and tuple(value.shape) != tuple(x.shape):
-            # one value per true element (NumPy's other form) is not supported
+            # one value (or sub-array) per true element, NumPy's other form
             if rank_of(x) is not None and vr > rank_of(x) - k:
-                raise NotImplementedError(
-                    "item assignment: a[mask] = values with one value per true element is not "
-                    "supported; assign a scalar, or values shaped like a (ag.where(mask, values, "
-                    "a))")
+                return _scatter_per_true(x, mask, k, value)
     extra = rank_of(x) - k
     m = mask[(Ellipsis,) + (None,) * extra] if extra else mask   # whole sub-arrays per true element
     if isinstance(value, (bool, int, float, complex)):
         dtype = x.dtype if isinstance(x.dtype, DType) else as_dtype(x.dtype)
         value = python_to_dtype(value, dtype, "item assignment")
     return where(m, value, x)
+
+
+def _scatter_per_true(x, mask, k: int, value):
+    """`x[mask] = value` with one value (or sub-array) per true element: a
+    scatter into x (its masked dimensions flattened) at the true positions."""
+    from .construct import dim
+    from .fancy_indexing import _broadcast_value, _value_operand, scatter
+    from .numpy_functions import dims_of
+    from .shaping import reshape, size
+    from .sorting import nonzero
+    dims = dims_of(x)
+    n = size(mask) if k > 1 else dims[0]
+    (positions,) = nonzero(reshape(mask, [-1]) if k > 1 else mask)
+    value = _value_operand(x, value)
+    count = dim(positions, 0)
+    if rank_of(value) == len(dims) - k + 1 and value.shape[0] != 1:
+        # NumPy raises for a length other than the number of true elements
+        from .debugging import _check
+        from .elementwise import cast, equal
+        _check(equal(cast(dim(value, 0), int64), cast(count, int64)),
+               "item assignment: a[mask] = values needs one value per true element of the "
+               "mask (or a single value); the lengths differ", None)
+    region = [count] + dims[k:]
+    updates = _broadcast_value(value, region)
+    out = scatter(_flat(x, k, n), positions, updates, axis=0, mode="set")
+    return reshape(out, dims) if k > 1 else out

@@ -15,7 +15,8 @@ integers (float64 when an argument is a float), `full`'s from its fill value
 (Python int -> int64, float -> float64, a tensor's own), the prototype's for
 the `*_like` forms; `dtype=` (NumPy dtypes, Python types as NumPy reads
 them: `int` is int64, `float` float64, or `ag` dtypes) is honoured. `np.empty`
-gives zeros (a tensor's contents are always defined).
+gives zeros (a tensor's contents are always defined), as does the
+constructor `np.ndarray(shape, dtype)` (no `buffer=`/`strides=` views).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from .shaping import eye as ag_eye, reshape
 from ..core.types import DType, as_dtype, float64, int64
 from ..tracing.symbolic import bind
 
-__all__ = ["np_dtype", "np_zeros", "np_ones", "np_empty", "np_full", "np_zeros_like",
+__all__ = ["np_dtype", "np_zeros", "np_ones", "np_empty", "np_ndarray", "np_full", "np_zeros_like",
            "np_ones_like", "np_empty_like", "np_full_like", "np_arange", "np_linspace",
            "np_eye", "ROUTES", "LIKE"]
 
@@ -83,6 +84,17 @@ def np_zeros(shape, dtype=float, order="C", *, device=None, like=None):
 def np_empty(shape, dtype=float, order="C", *, device=None, like=None):
     """NumPy's `empty`: as `zeros` (a tensor's contents are always defined)."""
     return np_zeros(shape, dtype, order, device=device, like=like)
+
+
+@locate_errors
+def np_ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+    """NumPy's `ndarray` constructor (`np.ndarray((I, J), dtype=x.dtype)`, an
+    uninitialised array in NumPy): as `empty`. A `buffer` or `strides` (a view
+    of existing memory) is refused."""
+    if buffer is not None or strides is not None or offset:
+        raise TypeError("np.ndarray: buffer=, offset= and strides= (a view of existing memory) "
+                        "are not supported on tensors; use np.empty(shape, dtype)")
+    return np_zeros(shape, dtype, order or "C")
 
 
 @locate_errors
@@ -278,6 +290,7 @@ def _array_of(numpy_fn):
 # NumPy callable -> its tensor form, for converted code while tracing.
 ROUTES = {
     np.zeros: np_zeros, np.ones: np_ones, np.empty: np_empty, np.full: np_full,
+    np.ndarray: np_ndarray,
     np.zeros_like: np_zeros_like, np.ones_like: np_ones_like, np.empty_like: np_empty_like,
     np.full_like: np_full_like, np.arange: np_arange, np.linspace: np_linspace, np.eye: np_eye,
     np.asarray: _array_of(np.asarray), np.array: _array_of(np.array),

@@ -500,6 +500,17 @@ def np_outer(a, b, out=None):
     return multiply(reshape(a, [-1, 1]), reshape(b, [1, -1]))
 
 
+def outer_operands(a, b):
+    """(a, b) shaped for a ufunc's `outer` method: `a` gets one trailing axis
+    of size 1 per dimension of `b`, so the ufunc broadcasts to
+    `a.shape + b.shape` (NumPy's `np.add.outer`, `np.multiply.outer`, ...)."""
+    a, b = prepare("outer", a, b)
+    rb = rank_of(b)
+    if rank_of(a) is None or rb is None:
+        raise ValueError("outer: a ufunc's outer method needs operands of known rank")
+    return (reshape(a, dims_of(a) + [1] * rb) if rb else a), b
+
+
 @locate_errors
 def np_vdot(a, b):
     """NumPy's `vdot`: the dot product of the flattened arguments (the first

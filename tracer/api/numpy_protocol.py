@@ -114,8 +114,6 @@ def _cumsum(fn):
 
 def _reshape(fn):
     def adapter(a, shape=None, order="C", *, copy=None, newshape=None):
-        if order != "C":
-            raise _Unsupported(f"order={order!r}")
         shape = newshape if shape is None else shape
         shape = [shape] if isinstance(shape, int) else shape
         if order == "C":
@@ -248,9 +246,17 @@ def _clip(a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
     return a
 
 
+def _shares_memory(a, b, max_work=None):
+    # Tensors are immutable and every write is a functional update (API.md
+    # section 2), so no write through one name is ever seen through another:
+    # only the same tensor "shares memory" with itself (a Python bool).
+    return a is b
+
+
 # NumPy names with no autograph function of their own: compositions, or a
 # tensor's attributes.
 NUMPY_ONLY = {
+    "shares_memory": _shares_memory, "may_share_memory": _shares_memory,
     "positive": lambda x: x, "clip": _clip, "argwhere": argwhere,
     "shape": lambda a: a.shape, "ndim": lambda a: a.ndim,
     # compositions of numeric kernels (numpy_functions.py, numpy_creation.py)
@@ -351,6 +357,11 @@ def _ufunc_call(ufunc, method, inputs, kwargs):
         return fn(*inputs)
     if method == "at":   # in place: the converter rewrites the statement (numpy_indexing.py)
         raise _Unsupported(numpy_indexing.AT_ADVICE)
+    if method == "outer":   # np.add.outer(a, b): the ufunc of a[..., None, ...] and b
+        fn = dispatch_table().get(name)
+        if fn is None or len(inputs) != 2 or ufunc.nin != 2 or kwargs:
+            raise _Unsupported("it")
+        return fn(*nf.outer_operands(*inputs))
     fn = dispatch_table().get(f"{name}.{method}")
     if fn is None or len(inputs) != 1:
         raise _Unsupported("it")

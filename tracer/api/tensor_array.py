@@ -39,7 +39,7 @@ from ..core.convert import is_python_number, is_weak, python_to_dtype
 from ..tracing.symbolic import bind, constant_value, is_traced, wrap_eager
 from ..core.types import DType, as_dtype, int32
 
-__all__ = ["TensorArray", "PendingElements"]
+__all__ = ["TensorArray", "PendingElements", "pop_last"]
 
 
 class PendingElements(Undefined):
@@ -329,6 +329,26 @@ class TensorArray:
         return bind("strided_slice", self._data, i, spec=("i",))
 
     @locate_errors
+    def __getitem__(self, index):
+        """`ta[i]`: `ta.read(i)`, a negative `i` counting from the end (as a
+        Python list, which is what a list filled in a compiled loop is)."""
+        if isinstance(index, slice) or not (is_traced(index) or is_tensor_like(index)
+                                            or isinstance(index, (numbers.Integral, np.integer))):
+            raise TypeError(f"TensorArray: an item is read with one integer index, got "
+                            f"{index!r}; stack() it to slice it")
+        if isinstance(index, (numbers.Integral, np.integer)) and not isinstance(index, bool):
+            return self.read(int(index) + self._size if index < 0 else index)
+        i = _index("__getitem__", index)
+        return self.read(bind("where", bind("less", i, np.asarray(0, np.int32)),
+                              bind("add", i, self._size), i))
+
+    def __iter__(self):
+        # Without this, `__getitem__` would make Python iterate by reading 0, 1,
+        # 2, ... until an IndexError, which a traced read never raises.
+        raise TypeError("a TensorArray is not iterable: stack() it, or read(i) in a loop "
+                        "over range(ta.size())")
+
+    @locate_errors
     def stack(self):
         """All elements as one tensor [size, *element_shape] (unwritten ones are zeros)."""
         data = self._data
@@ -421,6 +441,21 @@ class TensorArray:
         dims = [np.asarray(d, np.int32) if d is not None else _i32(dim(value, k))
                 for k, d in enumerate(shape)]
         return bind("fill", np.asarray(0, np.int32), *dims, np.zeros((), self._dtype.np_dtype))
+
+
+@locate_errors
+def pop_last(ta: TensorArray):
+    """`(array without its last element, that element)`: Python's `lst.pop()`
+    for a list that a compiled loop carries as a dynamic-size TensorArray
+    (autograph/operators/lists.py). An empty array raises InvalidArgumentError
+    ("pop from empty list", Python's words) when the code runs."""
+    if not ta.dynamic_size:
+        raise TypeError("pop: only a dynamic-size TensorArray (a list filled in a loop) can "
+                        "shrink")
+    _check(bind("greater", ta.size(), np.asarray(0, np.int32)), "pop from empty list")
+    last = bind("subtract", ta.size(), np.asarray(1, np.int32))
+    # The buffers keep their capacity; size bounds every read, stack and later write.
+    return ta._replace(size=last), ta.read(last)
 
 
 def _fits(shape, expected) -> bool:

@@ -43,7 +43,8 @@ _TENSOR, _WEAK, _UNDEF, _STATIC = "tensor", "weak", "undefined", "static"
 
 
 def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], loop_vars: Any,
-               names: Optional[Sequence[str]] = None, maximum_iterations: Any = None) -> Any:
+               names: Optional[Sequence[str]] = None, maximum_iterations: Any = None, *,
+               invariants: Sequence = ()) -> Any:
     """Repeat `loop_vars = body_fn(*loop_vars)` while `cond_fn(*loop_vars)`.
 
     Inside a trace this builds one `while` op, compiled to a native loop (see
@@ -60,6 +61,11 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], loop_va
         names: names of the loop variables, for error messages (optional).
         maximum_iterations: stop after this many iterations at most (a Python
             int or an int scalar tensor).
+        invariants: `(value, TensorShape)` pairs, as converted loops take them
+            from `set_loop_options(shape_invariants=...)`: a tensor loop
+            variable whose value before the loop is `value` is carried with
+            that shape (its None dimensions may change; an unknown rank keeps
+            the rank with every dimension unknown).
 
     Returns:
         The final loop variables in the structure given (a single value if a
@@ -82,7 +88,8 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], loop_va
     if builder is None:
         out = _python_while(cond_fn, body_fn, vars_tuple, maximum_iterations)
     else:
-        out = _traced_while(builder, cond_fn, body_fn, vars_tuple, names, maximum_iterations)
+        out = _traced_while(builder, cond_fn, body_fn, vars_tuple, names, maximum_iterations,
+                            invariants)
     if single:
         return out[0]
     return type(loop_vars)(out) if isinstance(loop_vars, list) else out
@@ -120,12 +127,13 @@ class _Leaf:
     name, the body's value for it, its carried type and the variable (index
     of the unexpanded leaf) it belongs to."""
 
-    __slots__ = ("init", "kind", "name", "out", "type", "group", "carried_arg")
+    __slots__ = ("init", "kind", "name", "out", "type", "group", "carried_arg", "invariant")
 
     def __init__(self, init, kind, name, out, group):
         self.init, self.kind, self.name, self.out, self.group = init, kind, name, out, group
         self.type: Optional[TensorType] = None
         self.carried_arg = None      # the body's argument for a value it read before setting
+        self.invariant = None        # the shape from `shape_invariants`, if one names it
 
 
 class _Carry:
@@ -196,7 +204,32 @@ def _align(vars_tuple, out, var_names) -> list:
     return parts
 
 
-def _traced_while(builder: GraphBuilder, cond_fn, body_fn, vars_tuple, names, maximum_iterations):
+def _invariant_types(builder, init_leaves, kinds, tensor_inits, invariants) -> dict:
+    """{index of a tensor leaf: (its carried type, the invariant's shape as text)}
+    for the leaves whose value before the loop an invariant names."""
+    out = {}
+    for var, shape in invariants:
+        var_value = builder.value_of(var) if is_traced(var) else None
+        dims = None if shape.rank is None else tuple(shape.as_list())
+        for i, leaf in enumerate(init_leaves):
+            if kinds[i] != _TENSOR or not (leaf is var or tensor_inits[i] is var_value):
+                continue
+            t = tensor_inits[i].type
+            # Only relax: a dimension is unknown where the invariant or the value
+            # before the loop leaves it so; an unknown rank keeps the value's rank
+            # (a compiled loop cannot change it).
+            if t.shape is None:
+                carried = None
+            elif dims is None:
+                carried = (None,) * len(t.shape)
+            else:
+                carried = tuple(None if w is None or h is None else h for w, h in zip(dims, t.shape))
+            out[i] = (TensorType(t.dtype, carried), shape_text(dims))
+    return out
+
+
+def _traced_while(builder: GraphBuilder, cond_fn, body_fn, vars_tuple, names, maximum_iterations,
+                  invariants=()):
     n_vars = len(vars_tuple)
     init_leaves, tdef = nest.flatten(vars_tuple)
     kinds = [_kind(v) for v in init_leaves]
@@ -209,8 +242,9 @@ def _traced_while(builder: GraphBuilder, cond_fn, body_fn, vars_tuple, names, ma
     # type; a weak value gets a weak placeholder of its default dtype.
     arg_leaves = [i for i, k in enumerate(kinds) if k in (_TENSOR, _WEAK)]
     tensor_inits = {i: builder.value_of(init_leaves[i]) for i in arg_leaves if kinds[i] == _TENSOR}
-    arg_types = [tensor_inits[i].type if kinds[i] == _TENSOR else _weak_type(init_leaves[i])
-                 for i in arg_leaves]
+    relaxed = _invariant_types(builder, init_leaves, kinds, tensor_inits, invariants) if invariants else {}
+    arg_types = [(relaxed[i][0] if i in relaxed else tensor_inits[i].type) if kinds[i] == _TENSOR
+                 else _weak_type(init_leaves[i]) for i in arg_leaves]
 
     def region_vars(block):
         leaves = list(init_leaves)
@@ -241,7 +275,7 @@ def _traced_while(builder: GraphBuilder, cond_fn, body_fn, vars_tuple, names, ma
         if leaf.kind == _WEAK:
             leaf.type = _weak_result_type(leaf)
         elif leaf.kind == _TENSOR:
-            leaf.type = tensor_inits[leaf.group].type
+            leaf.type, leaf.invariant = relaxed.get(leaf.group, (tensor_inits[leaf.group].type, None))
         elif leaf.kind == _STATIC:
             _check_static(leaf)
     if any(k == _WEAK for k in kinds):
@@ -482,6 +516,12 @@ def _loop_value(builder, leaf: _Leaf):
     if v.type.dtype is not t.dtype:
         raise located(TypeError(f"'{name}' has dtype {t.dtype.name} before the loop, but dtype "
                                 f"{v.type.dtype.name} after one iteration"))
+    if not _shape_fits(v.type.shape, t.shape) and leaf.invariant is not None:
+        rank_note = ("; a compiled loop keeps a variable's rank (the invariant's unknown rank "
+                     "leaves every dimension unknown)" if leaf.invariant == "<unknown>" else "")
+        raise located(ValueError(
+            f"'{name}' has shape {shape_text(v.type.shape)} after one iteration, which does not "
+            f"conform to the shape invariant {leaf.invariant}{rank_note}"))
     if not _shape_fits(v.type.shape, t.shape):
         raise located(ValueError(
             f"'{name}' has shape {shape_text(t.shape)} before the loop, but shape "

@@ -48,7 +48,7 @@ def _bool_or_int_op(logical: str, bitwise: str):
 
 
 class TensorOperators(ArrayMethods):
-    """Mixin giving a tensor class `+ - * / // % ** @`, comparisons, `& | ^ ~`,
+    """Mixin giving a tensor class `+ - * / // % ** @`, comparisons, `& | ^ ~ << >>`,
     unary `-`, `abs()` and indexing, and NumPy's array methods (`ArrayMethods`)."""
 
     __slots__ = ()
@@ -85,6 +85,10 @@ class TensorOperators(ArrayMethods):
     __and__, __rand__ = _bool_or_int_op("logical_and", "bitwise_and")
     __or__, __ror__ = _bool_or_int_op("logical_or", "bitwise_or")
     __xor__, __rxor__ = _bool_or_int_op("logical_xor", "bitwise_xor")
+    def __lshift__(self, o): return _fns.left_shift(self, o)
+    def __rlshift__(self, o): return _fns.left_shift(o, self)
+    def __rshift__(self, o): return _fns.right_shift(self, o)
+    def __rrshift__(self, o): return _fns.right_shift(o, self)
 
     def __invert__(self):
         return _fns.logical_not(self) if self.dtype.is_bool else _fns.bitwise_not(self)
