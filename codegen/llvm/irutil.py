@@ -209,3 +209,17 @@ def opaque(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     fnty = ir.FunctionType(v.type, [v.type])
     return b.asm(fnty, "", "=r,0", [v], side_effect=False)
 
+
+def routine(b: ir.IRBuilder, name: str, x: ir.Value, define, inline: bool = True) -> ir.Value:
+    """A call of `name`, an internal function of one argument of x's type defined once per
+    module by `define(builder, argument)`: the vector maths routines' shape. Always
+    inlined (so the loop vectoriser widens plain arithmetic), or never (`inline=False`)."""
+    fn = b.module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), name)
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline" if inline else "noinline")
+        fn.attributes.add("nounwind")
+        fb = ir.IRBuilder(fn.append_basic_block("entry"))
+        fb.ret(define(fb, fn.args[0]))
+    return b.call(fn, [x])

@@ -26,32 +26,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from . import vecmath_exp_minus_one, vecmath_log, vecmath_tanh
-from .irutil import intrinsic
-from .ltypes import F32, F64, I32
 
 __all__ = ["log", "log1p", "expm1", "tanh"]
-
-_LN2_HI = {"f64": 6.93147180369123816490e-01, "f32": 6.9313812256e-01}
-_LN2_LO = {"f64": 1.90821492927058770002e-10, "f32": 9.0580006145e-06}
-
-
-def _key(x: ir.Value) -> str:
-    return "f32" if x.type == F32 else "f64"
-
-
-def _routine(b: ir.IRBuilder, base: str, x: ir.Value, define) -> ir.Value:
-    key = _key(x)
-    name = f"ag.{base}.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        ft = F32 if key == "f32" else F64
-        fn = ir.Function(b.module, ir.FunctionType(ft, [ft]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        fb.ret(define(fb, fn.args[0], key))
-    return b.call(fn, [x])
 
 
 def log(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
@@ -72,22 +48,3 @@ def expm1(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 def tanh(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """Hyperbolic tangent (vectorisable; `vecmath_tanh.py`)."""
     return vecmath_tanh.tanh(b, x)
-
-
-# ------------------------------------------------------------------ helpers
-
-def _c(key: str, v: float) -> ir.Constant:
-    return ir.Constant(F32 if key == "f32" else F64, v)
-
-
-def _fma(b, x, y, z):
-    """x*y + z, fused where the target has FMA (polynomial steps: one rounding fewer)."""
-    return intrinsic(b, "fmuladd", [x, y, z])
-
-
-def _i32(v: int) -> ir.Constant:
-    return ir.Constant(I32, v)
-
-
-def _float_type(key):
-    return F32 if key == "f32" else F64

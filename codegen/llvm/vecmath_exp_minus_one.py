@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic
+from .irutil import intrinsic, routine
 from .ltypes import F32, I32, I64
 
 __all__ = ["expm1", "EXPM1_E"]
@@ -45,16 +45,7 @@ _INV_LN2 = 1.4426950408889634
 def expm1(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """e**x - 1 of a float32/float64 register value, accurate for tiny x (vectorisable)."""
     key = "f32" if x.type == F32 else "f64"
-    name = f"ag.expm1.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        fb.ret(_expm1(fb, fn.args[0], key))
-    return b.call(fn, [x])
+    return routine(b, f"ag.expm1.{key}", x, lambda fb, a: _expm1(fb, a, key))
 
 
 def _expm1(b, x, key):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic
+from .irutil import intrinsic, routine
 from .ltypes import F32, I32, I64
 
 __all__ = ["exp2", "EXP2_Q"]
@@ -37,16 +37,7 @@ _SPEC = {"f64": (-1080.0, 1030.0, 52, 1023), "f32": (-160.0, 130.0, 23, 127)}
 def exp2(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """2**x of a float32/float64 register value (vectorisable)."""
     key = "f32" if x.type == F32 else "f64"
-    name = f"ag.exp2.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        fb.ret(_exp2(fb, fn.args[0], key))
-    return b.call(fn, [x])
+    return routine(b, f"ag.exp2.{key}", x, lambda fb, a: _exp2(fb, a, key))
 
 
 def _exp2(b, x, key):

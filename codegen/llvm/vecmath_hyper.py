@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic
+from .irutil import intrinsic, routine
 from .ltypes import F32, I32, I64
 
 __all__ = ["sinh", "cosh"]
@@ -59,16 +59,7 @@ def cosh(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def _routine(b, kind, x):
     key = "f32" if x.type == F32 else "f64"
-    name = f"ag.{kind}.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        fb.ret(_hyper(fb, fn.args[0], key, kind))
-    return b.call(fn, [x])
+    return routine(b, f"ag.{kind}.{key}", x, lambda fb, a: _hyper(fb, a, key, kind))
 
 
 def _poly(b, coeffs, u, t):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic
+from .irutil import intrinsic, routine
 from .ltypes import F32, F64, I32, I64
 
 __all__ = ["log", "log1p", "log2", "log10", "reduce"]
@@ -94,17 +94,8 @@ def log10(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def _routine(b, base, x):
     key = "f32" if x.type == F32 else "f64"
-    name = f"ag.{base}.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        define = _define_log1p if base == "log1p" else _define_log
-        fb.ret(define(fb, fn.args[0], key, base))
-    return b.call(fn, [x])
+    define = _define_log1p if base == "log1p" else _define_log
+    return routine(b, f"ag.{base}.{key}", x, lambda fb, a: define(fb, a, key, base))
 
 
 # ------------------------------------------------------------------ helpers

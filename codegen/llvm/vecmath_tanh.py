@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic
+from .irutil import intrinsic, routine
 from .ltypes import F32, F64, I32, I64
 from .vecmath_exp_minus_one import EXPM1_E
 
@@ -27,16 +27,7 @@ _TOP = {"f32": 10.0, "f64": 22.0}      # |x| beyond: tanh(x) rounds to +-1
 def tanh(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """Hyperbolic tangent of a float32/float64 register value (vectorisable)."""
     key = "f32" if x.type == F32 else "f64"
-    name = f"ag.tanh.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        fb.ret(_tanh(fb, fn.args[0], key))
-    return b.call(fn, [x])
+    return routine(b, f"ag.tanh.{key}", x, lambda fb, a: _tanh(fb, a, key))
 
 
 def _tanh(b, x, key):

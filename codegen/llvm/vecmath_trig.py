@@ -34,7 +34,7 @@ import functools
 
 from llvmlite import ir
 
-from .irutil import intrinsic
+from .irutil import intrinsic, routine
 from .ltypes import F32, F64, I32, I64
 from .ddmath import c64 as _c, fma as _fma, mad as _mad, two_sum as _two_sum
 
@@ -86,16 +86,7 @@ def _call(b, base, x, huge):
 def _routine(b, base, x, fast, inline=True):
     key = "f32" if x.type == F32 else "f64"
     name = f"ag.{base}{'.fast' if fast else ''}{'' if inline else '.outlined'}.{key}"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        ft = x.type
-        fn = ir.Function(b.module, ir.FunctionType(ft, [ft]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("alwaysinline" if inline else "noinline")
-        fn.attributes.add("nounwind")
-        fb = ir.IRBuilder(fn.append_basic_block("entry"))
-        fb.ret(_define(fb, base, fn.args[0], key, fast))
-    return b.call(fn, [x])
+    return routine(b, name, x, lambda fb, a: _define(fb, base, a, key, fast), inline=inline)
 
 
 # ------------------------------------------------------------------ 2/pi

@@ -110,13 +110,13 @@ def lower_range(lw, op: Op, args: list) -> list:
     return [out]
 
 
-def _int_count(lw, op, s, l, d):
-    """max(0, ceil((l - s) / d)) for i64 values, without overflow or traps."""
+def _int_count(lw, op, s, lim, d):
+    """max(0, ceil((lim - s) / d)) for i64 values, without overflow or traps."""
     b = lw.b
     lw.fail_if(b.icmp_signed("==", d, i64(0)), op, "{op}: delta must not be zero")
     fn = declare(lw.module, "llvm.ssub.with.overflow.i64", _OVF, [I64, I64])
-    r = b.call(fn, [l, s])
-    lw.fail_if(b.extract_value(r, 1), op, "{op}: the range from {0} to {1} is too large", [s, l])
+    r = b.call(fn, [lim, s])
+    lw.fail_if(b.extract_value(r, 1), op, "{op}: the range from {0} to {1} is too large", [s, lim])
     diff = b.extract_value(r, 0)
     pos = b.icmp_signed(">", d, i64(0))
     nonempty = b.select(pos, b.icmp_signed(">", diff, i64(0)), b.icmp_signed("<", diff, i64(0)))
@@ -126,16 +126,16 @@ def _int_count(lw, op, s, l, d):
     return b.select(nonempty, n, i64(0))
 
 
-def _float_count(lw, op, s, l, d):
-    """(n, step): n = max(0, ceil((l - s) / d)) computed in the dtype; a
+def _float_count(lw, op, s, lim, d):
+    """(n, step): n = max(0, ceil((lim - s) / d)) computed in the dtype; a
     non-finite length is an error, as in the reference."""
     b = lw.b
     t = s.type
     lw.fail_if(b.fcmp_ordered("==", d, ir.Constant(t, 0.0)), op, "{op}: delta must not be zero")
-    q = intrinsic(b, "ceil", [b.fdiv(b.fsub(l, s), d)])
+    q = intrinsic(b, "ceil", [b.fdiv(b.fsub(lim, s), d)])
     finite = b.fcmp_ordered("<", intrinsic(b, "fabs", [q]), ir.Constant(t, float("inf")))
     lw.fail_if(b.not_(finite), op, "{op}: the length ceil((limit - start) / delta) is not finite "
-               "(start={0}, limit={1}, delta={2})", [s, l, d])
+               "(start={0}, limit={1}, delta={2})", [s, lim, d])
     q = b.fpext(q, ir.DoubleType()) if t != ir.DoubleType() else q
     lw.fail_if(b.fcmp_ordered(">=", q, ir.Constant(q.type, float(2 ** 62))), op,
                "{op}: the range has too many elements")

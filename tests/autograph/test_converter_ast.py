@@ -250,7 +250,7 @@ def branch_example(x):
     if x > 0:
         t = t * 2
         y = t
-        z = 3
+        z = 3  # noqa: F841 (a name defined in one branch only)
     else:
         y = 0
     return y

@@ -173,7 +173,7 @@ def test_the_retyped_body_is_what_a_tensor_start_would_trace():
 def meets_two_dtypes(x, y):
     acc = 0.0
     for i in range(len(x)):
-        z = acc * y[i]          # like a Python number, acc adopts float32 here...
+        z = acc * y[i]  # noqa: F841 like a Python number, acc adopts float32 here...
         acc = acc + x[i]        # ...but the loop makes it float64
     return acc
 

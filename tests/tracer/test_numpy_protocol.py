@@ -23,7 +23,7 @@ from autograph.tracer.tracing.symbolic import GraphBuilder
 SETTINGS = settings(max_examples=10, deadline=None)
 
 X = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
-I = np.array([[3, 1, 2], [0, 5, 5]], np.int32)
+I = np.array([[3, 1, 2], [0, 5, 5]], np.int32)  # noqa: E741 (NumPy's habit: I for integers)
 
 # (name, function of x (float32 [2,3]) and i (int32 [2,3]), expected with NumPy semantics
 # where they agree with autograph's dtype rules)

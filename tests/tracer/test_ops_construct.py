@@ -141,7 +141,7 @@ def test_tensor_indices(data):
     x, key = data.draw(index_case("int32", min_dims=1))
     # Replace each int in the key by an eager scalar tensor: same result.
     parts = key if isinstance(key, tuple) else (key,)
-    as_tensor = lambda v: rt.constant(np.int64(v)) if isinstance(v, int) else v
+    as_tensor = lambda v: rt.constant(np.int64(v)) if isinstance(v, int) else v  # noqa: E731
     new = tuple(slice(as_tensor(p.start), as_tensor(p.stop), as_tensor(p.step))
                 if isinstance(p, slice) else as_tensor(p) for p in parts)
     assert_same(api.getitem(x, new), x[key])

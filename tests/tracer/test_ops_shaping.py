@@ -171,7 +171,7 @@ def test_squeeze(data):
     axis = data.draw(st.one_of(st.just(None), st.lists(st.sampled_from(ones), unique=True)
                                if ones else st.just([])))
     expected = np.squeeze(x, axis=None if axis is None else tuple(axis))
-    fn = (lambda a: ag.squeeze(a, axis))
+    fn = (lambda a: ag.squeeze(a, axis))  # noqa: E731
     assert_same(fn(x), expected)
     assert_same(ag.function(fn)(x), expected)
     if axis is not None:

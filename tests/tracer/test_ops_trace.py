@@ -58,7 +58,7 @@ def test_eager_tensors_become_constants():
 def test_partial_shapes_broadcast_soundly(data):
     """The type of a traced op on partially known shapes covers the eager result's shape."""
     sx, sy = data.draw(broadcast_shapes(2, min_side=1))
-    mask = lambda s: tuple(None if data.draw(st.booleans()) else d for d in s)
+    mask = lambda s: tuple(None if data.draw(st.booleans()) else d for d in s)  # noqa: E731
     px, py = mask(sx), mask(sy)
     _, (out,) = trace(lambda x, y: api.maximum(x, y), ("int64", px), ("int64", py))
     concrete = np.broadcast_shapes(sx, sy)

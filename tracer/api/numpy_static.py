@@ -4,54 +4,20 @@ NumPy code passes sizes computed from shapes: `np.split(a, n // 2)` with
 `n = a.shape[0]`. In converted code `a.shape[0]` is a traced int32 scalar
 (a `constant` op when the dimension is static) and `n // 2` an op on it, so
 its value exists at trace time although it is a traced tensor. `known`
-computes such a value from the ops' NumPy references (as the
+computes such a value from the ops' NumPy references (`known_value`, as the
 constant-folding pass would), so these arguments work whenever their value
 follows from constants; anything depending on run-time data stays a traced
 tensor (and the function using it says it needs a trace-time value).
 """
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from .common import is_tensor_like
-from ..core import registry
-from ..core.ir import Op
-from ..tracing.symbolic import SymbolicTensor, constant_value
+from ..tracing.known_values import known_value
+from ..tracing.symbolic import SymbolicTensor
 
 __all__ = ["known"]
-
-_DEPTH = 32          # how many ops back a value may be computed from constants
-_MAX_ELEMENTS = 64   # sizes, axes, widths: small values only
-
-
-def _value_of(v, depth: int) -> Optional[np.ndarray]:
-    c = constant_value(v)
-    if c is not None:
-        return np.asarray(c)
-    op = v.owner
-    if depth <= 0 or not isinstance(op, Op) or op.regions or len(op.results) != 1:
-        return None
-    try:
-        opdef = registry.get(op.name)
-    except KeyError:
-        return None
-    if opdef.stateful or opdef.reference is None:
-        return None
-    args = []
-    for operand in op.operands:
-        a = _value_of(operand, depth - 1)
-        if a is None or a.size > _MAX_ELEMENTS:
-            return None
-        args.append(a)
-    try:
-        with np.errstate(all="ignore"):
-            out = opdef.reference(*args, **op.attrs)
-    except Exception:   # (the op fails at run time instead, where it belongs)
-        return None
-    t = op.result_types[0]
-    return np.asarray(out, dtype=t.dtype.np_dtype)
 
 
 def known(v):
@@ -62,7 +28,7 @@ def known(v):
         return type(v)(known(i) for i in v)
     if isinstance(v, SymbolicTensor):
         value = getattr(v, "value", None)
-        arr = _value_of(value, _DEPTH) if value is not None else None
+        arr = known_value(value, explicit_constants=True) if value is not None else None
         if arr is None:
             return v
         return arr.item() if arr.ndim == 0 else arr

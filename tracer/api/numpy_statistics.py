@@ -229,27 +229,28 @@ def _nan_reduction(op: str, a, axis, out, keepdims, where_, fill_value, reduce):
     return reduce(where(isnan(x), fill_value, x), axis=axis, keepdims=bool(keepdims)), x
 
 
+def _nan_fold(op: str, a, axis, dtype, out, keepdims, initial, where_, fill_value, reduce):
+    """`reduce` with NaN counted as `fill_value` (its identity); integers and bools as
+    NumPy's plain reduction (bools counted)."""
+    from .numpy_functions import bool_as_number
+    reject(op, dtype=dtype, initial=initial)
+    r, x = _nan_reduction(op, a, axis, out, keepdims, where_, fill_value, reduce)
+    if r is None:
+        return reduce(bool_as_number(reduce.__name__, x), axis=axis, keepdims=bool(keepdims))
+    return r
+
+
 @locate_errors
 def np_nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO, where=NO):
     """NumPy's `nansum`: the sum with NaN counted as zero."""
-    reject("nansum", dtype=dtype, initial=initial)
-    r, x = _nan_reduction("nansum", a, axis, out, keepdims, where, 0.0, reduce_sum)
-    if r is None:
-        from .numpy_functions import bool_as_number
-        return reduce_sum(bool_as_number("reduce_sum", x), axis=axis, keepdims=bool(keepdims))
-    return r
+    return _nan_fold("nansum", a, axis, dtype, out, keepdims, initial, where, 0.0, reduce_sum)
 
 
 @locate_errors
 def np_nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO, where=NO):
     """NumPy's `nanprod`: the product with NaN counted as one."""
     from .reduce import reduce_prod
-    reject("nanprod", dtype=dtype, initial=initial)
-    r, x = _nan_reduction("nanprod", a, axis, out, keepdims, where, 1.0, reduce_prod)
-    if r is None:
-        from .numpy_functions import bool_as_number
-        return reduce_prod(bool_as_number("reduce_prod", x), axis=axis, keepdims=bool(keepdims))
-    return r
+    return _nan_fold("nanprod", a, axis, dtype, out, keepdims, initial, where, 1.0, reduce_prod)
 
 
 @locate_errors

@@ -126,7 +126,7 @@ class Interpreter:
                                f"{len(op.results)} results")
         for r, out in zip(op.results, outs):
             # (a bytes scalar must not become NumPy's fixed-width 'S', which drops trailing NULs)
-            arr = np.asarray(out, dtype=object) if r.type.dtype.np_dtype == object else np.asarray(out)
+            arr = np.asarray(out, dtype=object) if r.type.dtype.np_dtype.kind == "O" else np.asarray(out)
             if arr.dtype != r.type.dtype.np_dtype:
                 arr = arr.astype(r.type.dtype.np_dtype)
             if not shape_compatible(arr.shape, r.type.shape):

@@ -145,3 +145,24 @@ def ops_where(**fields) -> Tuple[str, ...]:
             raise TypeError(f"ops_where: OpDef has no field {f!r}")
     return tuple(n for n, d in REGISTRY.items()
                  if all(getattr(d, f) == v for f, v in fields.items()))
+
+
+def run_reference(op, arrays) -> Optional[tuple]:
+    """The results of `op` (an IR op, or anything with `.name`, `.attrs`, `.results`) on
+    the NumPy `arrays`, by its declared reference; None when that cannot be done at
+    trace time: no reference, a stateful op, or one that raises (it then fails when the
+    code runs, with the user's line). Constant folding and trace-time values use it."""
+    try:
+        opdef = get(op.name)
+    except KeyError:
+        return None
+    if opdef.stateful or opdef.reference is None:
+        return None
+    try:
+        import numpy as np
+        with np.errstate(all="ignore"):
+            out = opdef.reference(*arrays, **op.attrs)
+    except Exception:
+        return None
+    outs = out if isinstance(out, tuple) else (out,)
+    return outs if len(outs) == len(op.results) else None

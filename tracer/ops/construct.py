@@ -28,8 +28,8 @@ def range_length(start, limit, delta) -> int:
     if delta == 0:
         raise InvalidArgumentError("range: delta must not be zero")
     if start.dtype.kind in "iu":
-        s, l, d = int(start), int(limit), int(delta)
-        return max(0, -((s - l) // d))          # ceil((l - s) / d), exactly
+        s, lim, d = int(start), int(limit), int(delta)
+        return max(0, -((s - lim) // d))        # ceil((lim - s) / d), exactly
     with np.errstate(all="ignore"):
         q = np.ceil((limit - start) / delta)
     if not np.isfinite(q):
@@ -42,10 +42,10 @@ def _range_rule(types, attrs, consts):
     expect_arity("range", types, 3)
     for t, what in zip(types, ("start", "limit", "delta")):
         expect_scalar("range", t, what)
-    s, l, d = types
-    if not (s.dtype is l.dtype is d.dtype):
+    s, lim, d = types
+    if not (s.dtype is lim.dtype is d.dtype):
         raise TypeError(f"range: start, limit and delta must have one dtype, got "
-                        f"{s.dtype.name}, {l.dtype.name} and {d.dtype.name}; use ag.cast")
+                        f"{s.dtype.name}, {lim.dtype.name} and {d.dtype.name}; use ag.cast")
     check_kind("range", "numeric", s.dtype)
     if consts[2] is not None and consts[2] == 0:
         raise InvalidArgumentError("range: delta must not be zero")

@@ -103,12 +103,6 @@ def _try_fold(op: Op) -> Optional[List[Op]]:
     """The constant ops replacing `op`, or None when it cannot be folded."""
     if op.name in _NEVER_FOLDED or op.regions:
         return None
-    try:
-        opdef = registry.get(op.name)
-    except KeyError:
-        return None
-    if opdef.stateful or opdef.reference is None:
-        return None
     arrays = [_constant_of(v) for v in op.operands]
     if any(a is None for a in arrays):
         arrays = _stand_ins(op)
@@ -117,13 +111,8 @@ def _try_fold(op: Op) -> Optional[List[Op]]:
     # Refuse before computing when the declared type already says it is too big.
     if any(_too_big(t) for t in op.result_types):
         return None
-    try:
-        with np.errstate(all="ignore"):
-            out = opdef.reference(*arrays, **op.attrs)
-    except Exception:  # the op fails at run time instead, with the user's line
-        return None
-    outs = out if isinstance(out, tuple) else (out,)
-    if len(outs) != len(op.result_types):
+    outs = registry.run_reference(op, arrays)
+    if outs is None:
         return None
     folded = []
     for value, t in zip(outs, op.result_types):

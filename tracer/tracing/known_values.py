@@ -45,11 +45,13 @@ def mark_explicit(builder, value: Value) -> None:
     explicit.add(value)
 
 
-def known_value(v: Value) -> Optional[np.ndarray]:
+def known_value(v: Value, explicit_constants: bool = False) -> Optional[np.ndarray]:
     """The value of `v` when every op it depends on is computable from
-    constants (within the limits above), else None."""
+    constants (within the limits above), else None. An explicit user constant
+    counts as unknown unless `explicit_constants` (sizes and axes NumPy code
+    computes may come from one: `np.split(a, ag.constant(2))`)."""
     from .symbolic import current_builder
-    explicit = getattr(current_builder(), _EXPLICIT, None) or ()
+    explicit = () if explicit_constants else (getattr(current_builder(), _EXPLICIT, None) or ())
     return _value(v, {}, [MAX_OPS], explicit)
 
 
@@ -70,12 +72,6 @@ def _value(v: Value, memo: Dict[int, Optional[np.ndarray]], budget,
     budget[0] -= 1
     if budget[0] < 0 or op.name in _NEVER_RUN or op.regions:
         return None
-    try:
-        opdef = registry.get(op.name)
-    except KeyError:
-        return None
-    if opdef.stateful or opdef.reference is None:
-        return None
     if any(t.shape is None or None in t.shape or int(np.prod(t.shape)) > MAX_ELEMENTS
            for t in op.result_types):
         return None
@@ -85,13 +81,8 @@ def _value(v: Value, memo: Dict[int, Optional[np.ndarray]], budget,
         if a is None or np.size(a) > MAX_ELEMENTS:
             return None
         arrays.append(a)
-    try:
-        with np.errstate(all="ignore"):
-            out = opdef.reference(*arrays, **op.attrs)
-    except Exception:   # the op fails when it runs instead, with the user's line
-        return None
-    outs = out if isinstance(out, tuple) else (out,)
-    if len(outs) != len(op.results):
+    outs = registry.run_reference(op, arrays)
+    if outs is None:
         return None
     for r, o, t in zip(op.results, outs, op.result_types):
         memo[id(r)] = np.asarray(o, dtype=t.dtype.np_dtype)

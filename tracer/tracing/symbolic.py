@@ -61,7 +61,12 @@ def current_builder() -> Optional["GraphBuilder"]:
     return s[-1] if s else None
 
 
-_eager_wrap: Callable[[np.ndarray], Any] = lambda a: a
+def _identity(a: np.ndarray) -> Any:
+    return a
+
+
+# How an eager result is wrapped: the runtime installs Tensor._from_array (set_eager_wrapper).
+_eager_wrap: Callable[[np.ndarray], Any] = _identity
 
 
 def set_eager_wrapper(fn: Callable[[np.ndarray], Any]) -> None:
@@ -420,7 +425,7 @@ def _bind_eager(opdef, operands, attrs):
     wrapped = []
     for arr, t in zip(outs, result_types):
         # (a bytes scalar must not become NumPy's fixed-width 'S', which drops trailing NULs)
-        arr = np.asarray(arr, dtype=object) if t.dtype.np_dtype == object else np.asarray(arr)
+        arr = np.asarray(arr, dtype=object) if t.dtype.np_dtype.kind == "O" else np.asarray(arr)
         if arr.dtype != t.dtype.np_dtype:
             arr = arr.astype(t.dtype.np_dtype)
         wrapped.append(_eager_wrap(arr))
