@@ -23,43 +23,18 @@ to the enclosing block from the merge on.
 """
 from __future__ import annotations
 
-from typing import List
 
 from llvmlite import ir
 
 from autograph.tracer.core.ir import Op
 
 from . import memory
+from .loop_support import body_loops, interrupt_snapshot, merge
 from .overwrite import loop_overwrites
 from .registry import register
 from .plan import region_uses
-from ..abi.interrupt import EPOCH_SYMBOL, INTERRUPT_SITE, POLL_PERIOD
-from ..llvm.ltypes import I64, PTR, Tensor, const_int, i64
-
-
-def _merge(b: ir.IRBuilder, incoming: List[tuple], dtype) -> object:
-    """Phi (or the common value) of per-predecessor values [(value, block)]."""
-    first = incoming[0][0]
-    if isinstance(first, Tensor):
-        ptr = b.phi(PTR)
-        for t, bb in incoming:
-            ptr.add_incoming(t.ptr, bb)
-        dims = []
-        for k in range(first.rank):
-            vals = [t.dims[k] for t, _ in incoming]
-            cs = {const_int(v) for v in vals}
-            if len(cs) == 1 and None not in cs:
-                dims.append(vals[0])
-                continue
-            phi = b.phi(I64)
-            for v, (_, bb) in zip(vals, incoming):
-                phi.add_incoming(v, bb)
-            dims.append(phi)
-        return Tensor(first.dtype, ptr, dims)
-    phi = b.phi(first.type)
-    for v, bb in incoming:
-        phi.add_incoming(v, bb)
-    return phi
+from ..abi.interrupt import INTERRUPT_SITE, POLL_PERIOD
+from ..llvm.ltypes import I64, Tensor, i64
 
 
 @register("cond")
@@ -85,7 +60,7 @@ def lower_cond(lw, op: Op, args: list) -> list:
     b.position_at_end(merge_bb)
     out = []
     for j, r in enumerate(op.results):
-        out.append(_merge(b, [(vals[j], bb) for vals, bb in arms], r.type.dtype))
+        out.append(merge(b, [(vals[j], bb) for vals, bb in arms], r.type.dtype))
     return out
 
 
@@ -122,7 +97,7 @@ def _serial_while(lw, op: Op, init: list, idx) -> list:
     from .counted import carry_phis, lower_counted
     cond_region, body_region = op.regions
     b = lw.b
-    if idx is not None and not _body_loops(body_region):
+    if idx is not None and not body_loops(body_region):
         # (A body running loops of its own polls every iteration and cannot be
         # vectorised: the one generic loop is cheaper there; K5 measured 30% slower.)
         return lower_counted(lw, op, init, idx, False)
@@ -141,7 +116,7 @@ def _serial_while(lw, op: Op, init: list, idx) -> list:
         (pred,) = lw.lower_block(cond_region, carried)
     b.cbranch(pred, body, done)
     b.position_at_end(body)
-    count_next = _poll_interrupt(lw, op, count, every_iteration=_body_loops(body_region), carried=carried)
+    count_next = _poll_interrupt(lw, op, count, every_iteration=body_loops(body_region), carried=carried)
     # The body owns the carried buffers: it updates them in place, yields
     # them on, or frees them after their last use (so nothing to free here).
     nxt = lw.lower_block(body_region, carried, passthrough=True, donated=body_region.args)
@@ -160,55 +135,6 @@ def _serial_while(lw, op: Op, init: list, idx) -> list:
     return carried
 
 
-# Ops with a tensor result that run no loop of their own: `set_item` of one element
-# into a buffer the loop carries (scalar indices and value: updated in place) and
-# `grow` (a TensorArray's buffer: amortised O(1)). A body made of them polls every
-# POLL_PERIOD iterations, like a scalar body (K10's prefix sum polled every element).
-def _constant_time(o, block) -> bool:
-    if o.name == "grow":
-        return True
-    if o.name != "set_item" or not o.operands:
-        return False
-    target = o.operands[0]
-    if not any(target is a for a in block.args) and getattr(target.owner, "name", None) != "grow":
-        return False
-    spec = o.attrs.get("spec", ())
-    value = o.operands[1] if len(o.operands) > 1 else None
-    return (all(s == "i" for s in spec) and value is not None
-            and getattr(value.type, "shape", None) == ())
-
-
-def _body_loops(block) -> bool:
-    """Does one iteration of this body run loops of its own (a tensor of rank
-    > 0 or a nested `while`)? Then polling every iteration costs nothing."""
-    for o in block.ops:
-        if o.name == "while" or (any(getattr(r.type, "shape", ()) for r in o.results)
-                                 and not _constant_time(o, block)):
-            return True
-        if any(_body_loops(region) for region in o.regions):
-            return True
-    return False
-
-
-def _interrupt_snapshot(lw) -> tuple:
-    """(the SIGINT epoch as the kernel started, read once in the entry block;
-    the epoch's global)."""
-    found = getattr(lw, "_interrupt_snapshot", None)
-    if found is None:
-        module = lw.module
-        epoch = module.globals.get(EPOCH_SYMBOL)
-        if epoch is None:
-            epoch = ir.GlobalVariable(module, I64, EPOCH_SYMBOL)   # external: resolved on load
-            epoch.align = 8
-        b = lw.b
-        saved = b.block
-        b.position_at_start(lw.entry)
-        snap = b.load_atomic(epoch, "monotonic", 8, name="sigint.epoch0")
-        b.position_at_end(saved)
-        found = lw._interrupt_snapshot = (snap, epoch)
-    return found
-
-
 def _poll_interrupt(lw, op: Op, count: ir.Value, every_iteration: bool, carried: list) -> ir.Value:
     """At the top of a loop body: every POLL_PERIOD iterations (every one when
     `every_iteration`) compare the SIGINT epoch with its value at kernel entry
@@ -222,7 +148,7 @@ def _poll_interrupt(lw, op: Op, count: ir.Value, every_iteration: bool, carried:
     over), and the body has not been given them yet, so the exit frees them
     as held (`Lowerer.holding`)."""
     b = lw.b
-    snap, epoch = _interrupt_snapshot(lw)
+    snap, epoch = interrupt_snapshot(lw)
     left = b.sub(count, i64(1), name="while.count.next")
     if every_iteration:
         due = ir.Constant(ir.IntType(1), 1)

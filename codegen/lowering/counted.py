@@ -28,6 +28,7 @@ from llvmlite import ir
 from autograph.tracer.core.ir import Op
 
 from ..abi.interrupt import INTERRUPT_SITE, POLL_PERIOD
+from .loop_support import interrupt_snapshot
 from ..llvm.irutil import declare
 from ..llvm.ltypes import I1, I64, PTR, VOID, Tensor, i64, reg_type
 
@@ -121,10 +122,9 @@ def _poll(lw, op: Op, carried: list) -> None:
     """Leave through the fault exit (INTERRUPT_SITE) if the SIGINT epoch moved since
     the kernel started. `carried` pairs the body's arguments with the loop's carried
     values, whose buffers the loop owns: the exit frees them (as in `control`)."""
-    from .control import _interrupt_snapshot
 
     b = lw.b
-    snap, epoch = _interrupt_snapshot(lw)
+    snap, epoch = interrupt_snapshot(lw)
     now = b.load_atomic(epoch, "monotonic", 8, name="sigint.epoch")
     owned = lw.frame.owned
     held = [a for a, x in carried if isinstance(x, Tensor) and a not in owned]

@@ -66,6 +66,7 @@ from .driver import Lowerer
 from .parallel import COSTLY, _MayFail
 from .parallel_rows import _Local, _Transport
 from .counted import counted_bound, counted_index
+from .loop_support import body_loops, interrupt_snapshot, merge
 from .split_safety import _const
 from .plan import region_uses
 from .split_safety import SplitPlan, split_plan
@@ -229,8 +230,7 @@ def _work(block) -> int:
 
 def min_trip(body) -> int:
     """The least trip count from which a loop with this body is split."""
-    from .control import _body_loops
-    if _body_loops(body):
+    if body_loops(body):
         return max(HEAVY_MIN_TRIP, -(-HEAVY_WORK // max(_work(body), 1)))
     return max(threads.MIN_PARALLEL, -(-LOOP_WORK // _body_weight(body)))
 
@@ -295,7 +295,7 @@ def _build_chunk(lw, fn: ir.Function, op: Op, plan: SplitPlan, init: list, free:
     if epoch is None:
         epoch = ir.GlobalVariable(clw.module, I64, EPOCH_SYMBOL)   # external: resolved on load
         epoch.align = 8
-    clw._interrupt_snapshot = (snap, epoch)     # what `control` polls against
+    clw._interrupt_snapshot = (snap, epoch)     # what loop_support.interrupt_snapshot gives
     for v, x in free:
         clw.env[v] = local.tensor(x) if isinstance(x, Tensor) else local(x)
     fixed = {}
@@ -388,9 +388,8 @@ def lower_split(lw, op: Op, init: list, idx: int, serial: Callable[[], list]) ->
     if plan is None:
         log.debug("loop %s kept serial: %s", where, why)
         return None
-    from .control import _body_loops, _interrupt_snapshot, _merge
     body = op.regions[1]
-    heavy = _body_loops(body)
+    heavy = body_loops(body)
     least = min_trip(body)
     n_value = lw.env[counted_bound(op)]
     cn, ck = const_int(n_value), const_int(init[idx])
@@ -461,7 +460,7 @@ def lower_split(lw, op: Op, init: list, idx: int, serial: Callable[[], list]) ->
 
     b.position_at_end(par_bb)
     par_vals = _run_split(lw, op, plan, init, transport, chunk, k0, trip, heavy, k_type)
-    snap, epoch = _interrupt_snapshot(lw)
+    snap, epoch = interrupt_snapshot(lw)
     now = b.load_atomic(epoch, "monotonic", 8, name="sigint.epoch")
     held = [init[p] for p in plan.unchanged + plan.written if isinstance(init[p], Tensor)]
     with lw.holding(held):
@@ -472,7 +471,7 @@ def lower_split(lw, op: Op, init: list, idx: int, serial: Callable[[], list]) ->
     b.branch(end_bb)
 
     b.position_at_end(end_bb)
-    return [_merge(b, [(pv, par_end), (sv, ser_end)], r.type.dtype)
+    return [merge(b, [(pv, par_end), (sv, ser_end)], r.type.dtype)
             for pv, sv, r in zip(par_vals, ser_vals, op.results)]
 
 
@@ -493,8 +492,7 @@ def _run_split(lw, op: Op, plan: SplitPlan, init: list, transport: _Transport, c
             partials = memory.alloc(lw, op, int64, [b.mul(nblocks, i64(nred))])
     else:
         partials = ir.Constant(PTR, None)
-    from .control import _interrupt_snapshot
-    snap, _ = _interrupt_snapshot(lw)
+    snap, _ = interrupt_snapshot(lw)
     values = list(transport.values) + [k0, trip, g, nblocks, partials, snap]
     slots = lw.alloca(ir.ArrayType(I64, len(values)), name="pfor.ctx")
     for k, v in enumerate(values):
