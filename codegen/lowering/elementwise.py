@@ -291,6 +291,25 @@ def fused_size(node) -> int:
     return len(seen)
 
 
+# Vector maths routines are long dependency chains: two vectors in flight per iteration
+# (interleave 2) keep the FMA units busy, measured 5-15% faster for log/tan/tanh/pow;
+# cheap bodies stay at one vector (smaller code, no gain).
+_TRANSCENDENTAL = frozenset({"exp", "log", "log1p", "expm1", "tanh", "sin", "cos", "tan", "pow",
+                             "sigmoid", "exp2", "log2", "log10", "sinh", "cosh", "atan", "atan2"})
+
+
+def _has_transcendental(node) -> bool:
+    stack, seen = [node], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Fused) and id(x) not in seen:
+            seen.add(id(x))
+            if x.op.name in _TRANSCENDENTAL:
+                return True
+            stack.extend(x.args)
+    return False
+
+
 def materialize(lw, op: Op, node) -> Tensor:
     """A fresh C-contiguous tensor holding `node` (a Fused node or Tensor)."""
     if isinstance(node, Tensor):
@@ -315,7 +334,9 @@ def fill(lw, op: Op, node, out: Tensor) -> None:
     def loops():
         # sin/cos/tan: the fast reduction, re-run exactly only for huge arguments
         scalar = fused_size(node) > SCALAR_LOOP_NODES
-        loop_with_fixup(lw, node, lambda: for_each_point(lw, node.dims, leaves, body, scalar=scalar),
+        interleave = 2 if not scalar and _has_transcendental(node) else 1
+        loop_with_fixup(lw, node, lambda: for_each_point(lw, node.dims, leaves, body, scalar=scalar,
+                                                         interleave=interleave),
                         vectorised=not scalar)
 
     from .fixup import loop_with_fixup
