@@ -82,8 +82,9 @@ def test_errors():
         ag.function(lambda a: np.unique(a, return_inverse=True))(A)
     with pytest.raises(TypeError, match=r"np.unique: the axis= argument"):
         ag.function(lambda a: np.unique(a, axis=0))(A)
-    with pytest.raises(TypeError, match=r"np.einsum: an index repeated within one operand"):
-        ag.function(lambda a: np.einsum("ii->i", a))(np.eye(3))
+    with pytest.raises(ValueError, match=r"np.einsum: dimensions in operand for collapsing index 'i' "
+                                         r"don't match \(2 != 3\)"):
+        ag.function(lambda a: np.einsum("ii->i", a))(np.ones((2, 3)))
     with pytest.raises(ValueError, match=r"np.einsum: 1 operand subscripts for 2 operands"):
         np.einsum("ij", x, x)
     with pytest.raises(ValueError, match=r"np.einsum: operand subscripts 'ijk' do not match an "

@@ -1,5 +1,5 @@
 """`np.linalg.norm` and `ag.norm` (`tf.norm`): vector and matrix norms built
-from reductions; `np.trace`, `np.diagonal` (2-D) and `np.swapaxes`.
+from reductions; `np.trace`, `np.diagonal` (any axes: numpy_diagonal.py) and `np.swapaxes`.
 
 Vector norms (one axis, or a 1-D input): `ord` None or 2 (Euclidean), 1,
 inf, -inf, 0 (the number of non-zeros) and any other number p
@@ -170,21 +170,24 @@ def _diagonal_rows(op: str, a, offset):
 
 @locate_errors
 def np_trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """NumPy's `trace` of a 2-D tensor: the sum of its `offset`-th diagonal."""
+    """NumPy's `trace`: the sum of the `offset`-th diagonal over `axis1`, `axis2`."""
     reject("trace", dtype=dtype, out=out)
-    if (axis1, axis2) != (0, 1):
-        raise Unsupported(f"axis1={axis1!r}, axis2={axis2!r}")
-    _, masked = _diagonal_rows("trace", a, offset)
+    x = tensor_operand("trace", a)
+    if (axis1, axis2) != (0, 1) or rank_of(x) != 2:
+        from .numpy_diagonal import diagonal
+        return reduce_sum(diagonal(x, offset, axis1, axis2, op="trace"), axis=-1)
+    _, masked = _diagonal_rows("trace", x, offset)
     return reduce_sum(masked)
 
 
 @locate_errors
 def np_diagonal(a, offset=0, axis1=0, axis2=1):
-    """NumPy's `diagonal` of a 2-D tensor with a static shape (the
-    `offset`-th diagonal, as a 1-D tensor)."""
-    if (axis1, axis2) != (0, 1):
-        raise Unsupported(f"axis1={axis1!r}, axis2={axis2!r}")
-    x, masked = _diagonal_rows("diagonal", a, offset)
+    """NumPy's `diagonal`: the `offset`-th diagonal over `axis1`, `axis2` (last)."""
+    t = tensor_operand("diagonal", a)
+    if (axis1, axis2) != (0, 1) or rank_of(t) != 2:
+        from .numpy_diagonal import diagonal
+        return diagonal(t, offset, axis1, axis2)
+    x, masked = _diagonal_rows("diagonal", t, offset)
     n, m = x.shape
     if n is None or m is None:
         raise Unsupported("a tensor whose shape is only known at run time")

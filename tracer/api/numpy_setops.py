@@ -15,8 +15,9 @@ one common order of all indices, the operands are multiplied with
 broadcasting, and the indices absent from the output are summed. A
 contraction of two operands that is a matrix product is sent to `matmul`
 instead, so it runs at BLAS speed and never builds the full
-product. An index repeated within one operand (a diagonal, `"ii->i"`) is
-refused; `optimize=` is accepted and ignored (the order is the one above).
+product. An index repeated within one operand (`"ii"`, `"ii->i"`) first
+takes that operand's diagonal (`numpy_diagonal.diagonal_terms`);
+`optimize=` is accepted and ignored (the order is the one above).
 """
 from __future__ import annotations
 
@@ -100,8 +101,6 @@ def _parse(subscripts: str, ranks: Sequence[int]) -> Tuple[List[str], str]:
         if len(t) != r:
             raise ValueError(f"np.einsum: operand subscripts {t!r} do not match an operand of "
                              f"rank {r}")
-        if len(set(t)) != len(t):
-            raise Unsupported("an index repeated within one operand (a diagonal)")
         expanded.append(t)
     if arrow:
         out = output.replace("...", ell)
@@ -181,6 +180,10 @@ def np_einsum(subscripts, *operands, out=None, optimize=False, dtype=None, order
     if any(r is None for r in ranks):
         raise ValueError("np.einsum: operands of unknown rank")
     terms, out_idx = _parse(subscripts, ranks)
+    if any(len(set(t)) != len(t) for t in terms):      # "ii": the operand's diagonal first
+        from .numpy_diagonal import diagonal_terms
+        pairs = [diagonal_terms(t, x) for t, x in zip(terms, xs)]
+        terms, xs = [t for t, _ in pairs], [x for _, x in pairs]
     if len({x.dtype for x in xs}) > 1:
         raise TypeError(f"np.einsum: the operands have different dtypes "
                         f"{', '.join(sorted(str(x.dtype.name) for x in xs))}; autograph does not "
