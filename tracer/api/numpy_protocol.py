@@ -36,7 +36,7 @@ from .shaping import expand_dims, reshape
 from .sorting import argwhere, nonzero
 from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
 from . import numpy_editing, numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names, numpy_windows
-from . import numpy_gcd, numpy_pairs, numpy_polynomials, numpy_selection
+from . import numpy_gcd, numpy_histogram2d, numpy_pairs, numpy_polynomials, numpy_selection
 from .numpy_reduce_options import reduce_with_options
 from . import numpy_histogram, numpy_indexing
 from . import numpy_arrange, numpy_elementwise, numpy_nan, numpy_products
@@ -295,6 +295,8 @@ NUMPY_ONLY = {
     **numpy_selection.FUNCTIONS,
     # gcd, lcm
     **numpy_gcd.FUNCTIONS,
+    # histogram2d
+    **numpy_histogram2d.FUNCTIONS,
     # sinc, heaviside, reciprocal, fabs, float_power, logaddexp(2), nancumsum/prod,
     # array_equal/equiv, isin, select, piecewise
     **numpy_elementwise.FUNCTIONS,
