@@ -396,6 +396,14 @@ def test_digitize_and_interp_as_numpy(data):
            np.interp(x, xp, fp, left=-50.0, right=50.0))
 
 
+def test_interp_with_a_period_equals_numpy():
+    x = np.array([-180.0, -170, -185, 185, -10, -5, 0, 365, 5, 10, 175])
+    xp, fp = np.array([190.0, -190, 350, -350]), np.array([5.0, 10, 3, 4])
+    _exact(np.interp(ag.constant(x), xp, fp, period=360), np.interp(x, xp, fp, period=360))
+    compiled = ag.function(lambda a: np.interp(a, xp, fp, period=-360))
+    _exact(compiled(x), np.interp(x, xp, fp, period=-360))
+
+
 def test_interp_errors():
-    with pytest.raises(TypeError, match=r"interp: period= is not supported"):
-        np.interp(ag.constant([1.0]), [0.0, 2.0], [0.0, 1.0], period=2.0)
+    with pytest.raises(ValueError, match=r"interp: period must be a non-zero value"):
+        np.interp(ag.constant([1.0]), [0.0, 2.0], [0.0, 1.0], period=0)

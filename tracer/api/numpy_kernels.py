@@ -17,7 +17,7 @@ import numpy as np
 
 from .common import prepare
 from .elementwise import (abs as abs_, add, cast, divide, equal, greater, isfinite, isinf, isnan,
-                          less, less_equal, logical_and, logical_or, maximum, minimum, multiply,
+                          less, less_equal, logical_and, logical_or, maximum, minimum, mod, multiply,
                           subtract, where)
 from .reduce import reduce_all, reduce_any
 from .shaping import gather, size
@@ -110,15 +110,18 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """`np.interp`: piecewise-linear interpolation of the points (xp, fp) at
     `x`, in float64 (NumPy's dtype), with NumPy's steps: `left`/`right`
     (default fp[0]/fp[-1]) outside [xp[0], xp[-1]], fp[j] where x equals
-    xp[j], NaN for a NaN x. `xp` must be increasing (not checked, as NumPy);
-    `period=` is not supported.
+    xp[j], NaN for a NaN x. `xp` must be increasing (not checked, as NumPy),
+    except with `period`: then x and xp are taken modulo the period, xp is
+    sorted (with fp), and one point is added at each end from the other end
+    shifted by a period (NumPy's steps; `left`/`right` are ignored).
 
         interp([0.0, 1.5, 5.0], [1.0, 2.0, 3.0], [10.0, 20.0, 30.0])  ->  [10.0, 15.0, 30.0]
     """
-    if period is not None:
-        raise TypeError("interp: period= is not supported; map x into one period first")
     # (each on its own: NumPy converts all three to float64, whatever their dtypes)
     t, xs, ys = [cast(prepare("interp", a)[0], float64) for a in (x, xp, fp)]
+    if period is not None:
+        t, xs, ys = _periodic(t, xs, ys, period)
+        left = right = None
     n = size(xs, out_type=int64)
     k = subtract(searchsorted(xs, t, side="right"), 1)   # xp[k] <= x < xp[k+1]; -1 below
     last = subtract(n, 1)
@@ -138,6 +141,25 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     res = where(greater(t, xs[-1]), hi, res)
     # NaN gives NaN, except with one point (NumPy then gives fp[0] for every x)
     return where(logical_and(isnan(t), greater(n, 1)), t, res)
+
+
+def _periodic(t, xs, ys, period):
+    """NumPy's `interp(period=)` preparation: (x mod p, xp mod p sorted with fp and
+    extended by one point at each end, fp likewise)."""
+    from .shaping import concat
+    from .sorting import argsort
+    if isinstance(period, bool) or not isinstance(period, (int, float)):
+        raise TypeError(f"interp: period must be a Python number, got {period!r}")
+    if period == 0:
+        raise ValueError("interp: period must be a non-zero value")
+    p = abs(float(period))
+    t = mod(t, p)
+    xs = mod(xs, p)
+    order = argsort(xs)
+    xs, ys = gather(xs, order), gather(ys, order)
+    xs = concat([subtract(xs[-1:], p), xs, add(xs[0:1], p)], axis=0)
+    ys = concat([ys[-1:], ys, ys[0:1]], axis=0)
+    return t, xs, ys
 
 
 # NumPy name -> function, for the NumPy protocol's table.
