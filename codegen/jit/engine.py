@@ -352,15 +352,26 @@ class JitModule:
         return self._asm
 
 
-def _optimised_module(ir_text: str, module_name: str):
-    """Parse, verify and optimise `ir_text` (caller holds LOCK); not added to the engine."""
-    s = _get_state()
+def _parsed(s: _State, ir_text: str, module_name: str):
+    """`ir_text` parsed for the host's target and verified (caller holds LOCK); closed
+    again if that fails."""
     mod = s.llvm.parse_assembly(ir_text)
     try:
         mod.name = module_name
         mod.triple = s.triple
         mod.data_layout = s.data_layout
         mod.verify()
+    except BaseException:
+        mod.close()   # under LOCK, not by the garbage collector (see JitModule._inspect)
+        raise
+    return mod
+
+
+def _optimised_module(ir_text: str, module_name: str):
+    """Parse, verify and optimise `ir_text` (caller holds LOCK); not added to the engine."""
+    s = _get_state()
+    mod = _parsed(s, ir_text, module_name)
+    try:
         s.optimise(mod)
     except BaseException:
         mod.close()   # under LOCK, not by the garbage collector (see JitModule._inspect)
@@ -475,12 +486,8 @@ def emit_glue_object(ir_text: str, module_name: str) -> bytes:
     """The object code of glue module `ir_text` (parsed, verified, not optimised: as
     MCJIT compiles the glue), for `glue.load_code`. Caller holds LOCK."""
     s = _get_state()
-    mod = s.llvm.parse_assembly(ir_text)
+    mod = _parsed(s, ir_text, module_name)
     try:
-        mod.name = module_name
-        mod.triple = s.triple
-        mod.data_layout = s.data_layout
-        mod.verify()
         return s.tm.emit_object(mod)
     finally:
         mod.close()   # under LOCK (see JitModule._inspect)
@@ -490,11 +497,7 @@ def mcjit_glue(ir_text: str, module_name: str, symbols: Iterable[str]) -> Dict[s
     """Compile glue module `ir_text` into the shared MCJIT engine (never freed) and
     return the addresses of `symbols` (the fallback of `glue.load_code`). Caller holds LOCK."""
     s = _get_state()
-    mod = s.llvm.parse_assembly(ir_text)
-    mod.name = module_name
-    mod.triple = s.triple
-    mod.data_layout = s.data_layout
-    mod.verify()
+    mod = _parsed(s, ir_text, module_name)
     s.engine.add_module(mod)   # owned by the engine from here on
     s.engine.finalize_object()
     addresses = {name: s.engine.get_function_address(name) for name in symbols}

@@ -279,16 +279,22 @@ def for_each_point(lw, dims: Sequence[ir.Value], leaves: Sequence[Tensor],
 SCALAR_LOOP_NODES = 256
 
 
-def fused_size(node) -> int:
-    """The number of distinct fused ops in `node`'s expression (0 for a tensor)."""
+def fused_nodes(node):
+    """Each distinct fused op of `node`'s expression, once (none for a tensor); iterative,
+    as an unrolled Python loop makes chains thousands of nodes deep."""
     seen = set()
     stack = [node]
     while stack:
         x = stack.pop()
         if isinstance(x, Fused) and id(x) not in seen:
             seen.add(id(x))
+            yield x
             stack.extend(x.args)
-    return len(seen)
+
+
+def fused_size(node) -> int:
+    """The number of distinct fused ops in `node`'s expression (0 for a tensor)."""
+    return sum(1 for _ in fused_nodes(node))
 
 
 # Vector maths routines are long dependency chains: two vectors in flight per iteration
@@ -299,15 +305,7 @@ _TRANSCENDENTAL = frozenset({"exp", "log", "log1p", "expm1", "tanh", "sin", "cos
 
 
 def _has_transcendental(node) -> bool:
-    stack, seen = [node], set()
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Fused) and id(x) not in seen:
-            seen.add(id(x))
-            if x.op.name in _TRANSCENDENTAL:
-                return True
-            stack.extend(x.args)
-    return False
+    return any(x.op.name in _TRANSCENDENTAL for x in fused_nodes(node))
 
 
 def materialize(lw, op: Op, node) -> Tensor:

@@ -49,8 +49,8 @@ def _axis(op: str, axis, rank: int) -> int:
 
 
 def _values_like(op: str, arr, values):
-    """`values` cast to `arr`'s dtype, as NumPy's `insert` casts them (unsafely: 2.7 into an
-    int array is 2)."""
+    """`values` as a tensor of `arr`'s dtype, as NumPy's `insert` casts them (unsafely: 2.7
+    into an int array is 2)."""
     if is_traced(values) or is_tensor_like(values):
         v = tensor_operand(op, values)
     else:
@@ -58,7 +58,7 @@ def _values_like(op: str, arr, values):
         if v.dtype == object:
             raise TypeError(f"np.{op}: values must be numbers, got {values!r}")
         v = tensor_operand(op, v)
-    return arr, v if v.dtype == arr.dtype else cast(v, arr.dtype)
+    return v if v.dtype == arr.dtype else cast(v, arr.dtype)
 
 
 # ---------------------------------------------------------------- append
@@ -131,7 +131,7 @@ def np_insert(arr, obj, values, axis=None):
     a, ax = _flat_or_axis("insert", tensor_operand("insert", arr), axis)
     dims = _static_dims("insert", a)
     n = dims[ax]
-    _, v = _values_like("insert", a, values)
+    v = _values_like("insert", a, values)
     scalar_obj = isinstance(obj, numbers.Integral) and not isinstance(obj, bool)
     pos = _positions("insert", obj, n, allow_end=True)
     if scalar_obj:
@@ -173,8 +173,6 @@ def np_insert(arr, obj, values, axis=None):
 def _broadcast(v, target: List[int]):
     from .numpy_statistics import broadcast_to
     dims = _static_dims("insert", v)
-    if dims == target:
-        return v
     try:
         np.broadcast_shapes(tuple(dims), tuple(target))
     except ValueError:

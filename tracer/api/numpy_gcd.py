@@ -16,7 +16,9 @@ import numpy as np
 
 from .common import locate_errors
 from .elementwise import abs as ag_abs, floordiv, mod, multiply, not_equal, where
+from .numpy_functions import Unsupported, tensor_operand
 from .numpy_promote import ufunc_operands
+from .numpy_statistics import broadcast_to
 from .reduce import reduce_any
 from ..tracing.loop import while_loop
 
@@ -24,22 +26,17 @@ __all__ = ["FUNCTIONS"]
 
 
 def _broadcast_pair(a, b):
-    from .numpy_statistics import broadcast_to
     shape = list(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
-    a = a if list(a.shape) == shape else broadcast_to(a, shape)
-    b = b if list(b.shape) == shape else broadcast_to(b, shape)
-    return a, b
+    return broadcast_to(a, shape), broadcast_to(b, shape)
 
 
 def _operands(name: str, ufunc, x1, x2):
     (a, b), dt = ufunc_operands(ufunc, name, x1, x2)
     if dt.kind not in "iu":
         raise TypeError(f"np.{name}: ufunc '{name}' is only defined for integers, got {dt}")
-    from .numpy_functions import tensor_operand
     # a Python number stays weak in ufunc_operands: it takes the computed dtype here
     a, b = (tensor_operand(name, v if hasattr(v, "dtype") else np.asarray(v, dt)) for v in (a, b))
     if a.shape is None or b.shape is None or None in a.shape or None in b.shape:
-        from .numpy_functions import Unsupported
         raise Unsupported("operands whose shape is only known when the compiled code runs")
     return _broadcast_pair(a, b)
 
@@ -63,7 +60,6 @@ def _gcd(a, b):
 def np_gcd(x1, x2, /, **kwargs):
     """NumPy's `gcd`: the greatest common divisor elementwise (non-negative)."""
     if kwargs:
-        from .numpy_functions import Unsupported
         raise Unsupported(f"the {next(iter(kwargs))}= argument")
     a, b = _operands("gcd", np.gcd, x1, x2)
     return _gcd(a, b)
@@ -73,7 +69,6 @@ def np_gcd(x1, x2, /, **kwargs):
 def np_lcm(x1, x2, /, **kwargs):
     """NumPy's `lcm`: the least common multiple elementwise (non-negative; 0 with a 0)."""
     if kwargs:
-        from .numpy_functions import Unsupported
         raise Unsupported(f"the {next(iter(kwargs))}= argument")
     a, b = _operands("lcm", np.lcm, x1, x2)
     g = _gcd(a, b)

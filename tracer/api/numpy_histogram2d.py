@@ -21,21 +21,21 @@ import numbers
 import numpy as np
 
 from .common import locate_errors, rank_of
-from .numpy_functions import Unsupported, tensor_operand
-from ..core.types import float64
+from .elementwise import add, cast, divide, equal, multiply, subtract, where
+from .numpy_creation import np_linspace
+from .numpy_functions import Unsupported, np_diff, tensor_operand
+from .numpy_indexing import np_bincount
+from .reduce import reduce_max, reduce_min, reduce_sum
+from .shaping import reshape
+from .slicing import getitem
+from .sorting import searchsorted
+from ..core.types import float64, int64
 
 __all__ = ["FUNCTIONS"]
 
 
-def _protocol(name: str):
-    from .numpy_protocol import dispatch_table
-    return dispatch_table()[name]
-
-
 def _edges(v, spec, rng):
     """(edges tensor, number of bins) for one dimension's sample `v` (float64)."""
-    from .elementwise import add, equal, subtract, where
-    from .reduce import reduce_max, reduce_min
     if isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
         n = int(spec)
         if n < 1:
@@ -51,34 +51,25 @@ def _edges(v, spec, rng):
         same = equal(lo, hi)
         lo = where(same, subtract(lo, 0.5), lo)
         hi = where(same, add(hi, 0.5), hi)
-        from .numpy_creation import np_linspace
         return np_linspace(lo, hi, n + 1), n
     edges = tensor_operand("histogram2d", spec if hasattr(spec, "dtype") else np.asarray(spec, float))
     if rank_of(edges) != 1 or edges.shape[0] is None:
         raise Unsupported("bin edges that are not a 1-D array of known length")
     if edges.dtype != float64:
-        from .elementwise import cast
         edges = cast(edges, float64)
     return edges, edges.shape[0] - 1
 
 
-def _bin_index(v, edges, n: int):
-    from .elementwise import equal, subtract, where
-    from .elementwise import cast
-    from .slicing import getitem
-    idx = _protocol("searchsorted")(edges, v, side="right")
+def _bin_index(v, edges):
+    idx = searchsorted(edges, v, side="right")
     on_edge = equal(v, getitem(edges, -1))
     idx = where(on_edge, subtract(idx, 1), idx)   # the last bin is closed
-    return cast(idx, np.int64) if idx.dtype.name != "int64" else idx
+    return idx if idx.dtype == int64 else cast(idx, int64)
 
 
 @locate_errors
 def np_histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """NumPy's `histogram2d`: (H, xedges, yedges) of the points (x[i], y[i])."""
-    from .elementwise import add, cast, divide, multiply
-    from .reduce import reduce_sum
-    from .shaping import reshape
-    from .slicing import getitem
     xs = [tensor_operand("histogram2d", v) for v in (x, y)]
     if any(rank_of(v) != 1 for v in xs):
         raise ValueError("np.histogram2d: x and y must be 1-D arrays")
@@ -102,22 +93,20 @@ def np_histogram2d(x, y, bins=10, range=None, density=None, weights=None):
         edge_list.append(e)
         counts.append(n)
     nx, ny = counts
-    ix = _bin_index(xs[0], edge_list[0], nx)
-    iy = _bin_index(xs[1], edge_list[1], ny)
+    ix = _bin_index(xs[0], edge_list[0])
+    iy = _bin_index(xs[1], edge_list[1])
     flat = add(multiply(ix, ny + 2), iy)
     w = None
     if weights is not None:
         w = tensor_operand("histogram2d", weights)
         w = w if w.dtype == float64 else cast(w, float64)
-    bincount = _protocol("bincount")
-    cells = (nx + 2) * (ny + 2)
-    h = bincount(flat, weights=w, minlength=cells) if w is not None else bincount(flat, minlength=cells)
+    h = np_bincount(flat, weights=w, minlength=(nx + 2) * (ny + 2))
     h = reshape(h if h.dtype == float64 else cast(h, float64), [nx + 2, ny + 2])
     h = getitem(h, (slice(1, -1), slice(1, -1)))
     if density:                                    # NumPy's order: by each width, then the total
         total = reduce_sum(h)
-        h = divide(h, reshape(_protocol("diff")(edge_list[0]), [-1, 1]))
-        h = divide(h, reshape(_protocol("diff")(edge_list[1]), [1, -1]))
+        h = divide(h, reshape(np_diff(edge_list[0]), [-1, 1]))
+        h = divide(h, reshape(np_diff(edge_list[1]), [1, -1]))
         h = divide(h, total)
     return h, edge_list[0], edge_list[1]
 

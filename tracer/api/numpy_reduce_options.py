@@ -33,7 +33,7 @@ def _mask(where, x):
         raise TypeError(f"where= must be a boolean mask, got a tensor of dtype {m.dtype.name}")
     from .numpy_statistics import broadcast_to
     shape = [d for d in x.shape]
-    return m if list(m.shape) == shape else broadcast_to(m, shape)
+    return broadcast_to(m, shape)
 
 
 def reduce_with_options(fn, a, axis, keepdims, dtype=None, initial=NO, where=NO):

@@ -112,13 +112,13 @@ def np_choose(a, choices, out=None, mode="raise"):
         raise Unsupported("shapes only known when the compiled code runs")
     shape = list(np.broadcast_shapes(*shapes))
     from .numpy_statistics import broadcast_to
-    big = stack([broadcast_to(c, shape) if list(c.shape) != shape else c for c in cs], axis=0)
+    big = stack([broadcast_to(c, shape) for c in cs], axis=0)
     idx = cast(idx, int64) if idx.dtype != int64 else idx
     if mode == "wrap":
         idx = mod(idx, n)
     elif mode == "clip":
         idx = clip_by_value(idx, 0, n - 1)
-    idx = broadcast_to(idx, shape) if list(idx.shape) != shape else idx
+    idx = broadcast_to(idx, shape)
     picked = np_take_along_axis(big, expand_dims(idx, 0), axis=0)
     return reshape(squeeze(picked, axis=[0]), shape) if shape else squeeze(picked, axis=[0])
 

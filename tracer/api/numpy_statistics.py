@@ -330,6 +330,8 @@ def broadcast_to(input, shape, name=None):
     for have, want in zip(x.shape, dims[len(dims) - rank:]):
         if have is not None and have != 1 and isinstance(want, int) and have != want:
             raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {dims}")
+    if rank == len(dims) and all(isinstance(d, int) and d == h for h, d in zip(x.shape, dims)):
+        return x          # already that shape: nothing to repeat (a tensor is immutable)
     if rank < len(dims):
         x = reshape(x, [1] * (len(dims) - rank) + dims_of(x))
     return _broadcast(x, dims)
