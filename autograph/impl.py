@@ -65,12 +65,47 @@ def _register_codes(code: types.CodeType) -> None:
             _register_codes(const)
 
 
-def _factory_module(node, freevars, filename):
+def _mangling_class(qualname: str) -> Optional[str]:
+    """The class whose body defines the function named `qualname` (directly
+    or through nested functions), or None: Python mangles `__private` names
+    there, so the converted code must be compiled inside a class of that name."""
+    parts = qualname.split(".")
+    owner = None
+    for part, after in zip(parts, parts[1:]):
+        # A function is followed by `<locals>`; a class by one of its members.
+        if part != "<locals>" and after != "<locals>":
+            owner = part
+    return owner
+
+
+def _mangle_attributes(node, owner: str) -> None:
+    """Write `obj.__x` as Python mangles it in class `owner` (`obj._Owner__x`).
+
+    Compiling inside `class <owner>:` mangles identifiers, but the converter
+    also names attributes in strings (a loop over `self.__x` stores it by
+    name), which the compiler leaves alone; mangled first, both agree."""
+    import gast
+
+    stem = owner.lstrip("_")
+    if not stem:
+        return   # Python does not mangle in a class named only with underscores
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"):
+            n.attr = f"_{stem}{n.attr}"
+        # A class defined in the function mangles with its own name (by the compiler).
+        stack.extend(c for c in gast.iter_child_nodes(n) if not isinstance(c, gast.ClassDef))
+
+
+def _factory_module(node, freevars, filename, owner=None):
     """`def factory(): ag__ = None; <freevar> = None; <node>; return <fn>` as
     an ast Module, and the converted function's source text.
 
     The dummy locals make `ag__` and the original free variables free
     variables of the converted function, so real cells can be supplied.
+    With `owner`, the factory sits in `class <owner>:` so that `self.__x`
+    is mangled as it was in the user's class.
     """
     import gast
 
@@ -96,7 +131,12 @@ def _factory_module(node, freevars, filename):
         if not hasattr(n, "lineno") or n.lineno is None:
             n.lineno, n.col_offset = line, 0
             n.end_lineno, n.end_col_offset = line, 0
-    module = ast.Module(body=[factory], type_ignores=[])
+    top = factory
+    if owner is not None:
+        top = ast.ClassDef(name=owner, bases=[], keywords=[], body=[factory], decorator_list=[],
+                           type_params=[], lineno=line, col_offset=0, end_lineno=line,
+                           end_col_offset=0)
+    module = ast.Module(body=[top], type_ignores=[])
     ast.fix_missing_locations(module)
     return module, source
 
@@ -113,7 +153,7 @@ def _rename_helpers(code: types.CodeType, generated, name: str, qualname: str) -
     if consts != code.co_consts:
         changes["co_consts"] = consts
     if code.co_name in generated or (code.co_name == "<lambda>"
-                                     and "__ag_helper" in code.co_varnames):
+                                     and any(v.endswith("__ag_helper") for v in code.co_varnames)):
         changes.update(co_name=name, co_qualname=qualname)
     return code.replace(**changes) if changes else code
 
@@ -125,13 +165,18 @@ def _convert_code(fn: types.FunctionType) -> _Conversion:
     code = fn.__code__
     start = time.perf_counter()
     node, filename = parsing.parse_function(fn)
+    # (the code's own qualname: functools.wraps may have given `fn` another's)
+    owner = _mangling_class(getattr(code, "co_qualname", fn.__qualname__))
+    if owner is not None:
+        _mangle_attributes(node, owner)
     node = converter.convert_node(node, filename, fn.__qualname__)
-    module, source = _factory_module(node, code.co_freevars, filename)
+    module, source = _factory_module(node, code.co_freevars, filename, owner)
     compiled = compile(module, filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
                        dont_inherit=True)
     namespace: dict = {}
     exec(compiled, namespace)
-    new_code = namespace[_FACTORY_NAME]().__code__
+    factory = namespace[_FACTORY_NAME] if owner is None else vars(namespace[owner])[_FACTORY_NAME]
+    new_code = factory().__code__
     if new_code.co_name == _FUNCTION_NAME:
         new_code = new_code.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     new_code = _rename_helpers(new_code, getattr(node, converter.GENERATED_NAMES_ATTR, ()),

@@ -119,6 +119,8 @@ TABLES = {
     "vecmath_hyper._O f64": (series(3), 0, _HALF_LN2 ** 2, range(5), ()),
     "vecmath_hyper._E f32": (series(2), 0, _HALF_LN2 ** 2, range(3), ()),
     "vecmath_hyper._O f32": (series(3), 0, _HALF_LN2 ** 2, range(3), ()),
+    "mathfns f64 (1, EXP_Q)": (np.exp, -_HALF_LN2, _HALF_LN2, range(12), ((0, 1.0),)),
+    "mathfns f32 (1, EXP_Q)": (np.exp, -_HALF_LN2, _HALF_LN2, range(7), ((0, 1.0),)),
     "vecmath_exp_two f64 (1, EXP2_Q)": (np.exp2, -0.5, 0.5, range(12), ((0, 1.0),)),
     "vecmath_exp_two f32 (1, EXP2_Q)": (np.exp2, -0.5, 0.5, range(7), ((0, 1.0),)),
     "vecmath_exp_minus_one.EXPM1_E f64": (expm1_tail, -_HALF_LN2, _HALF_LN2, range(11), ()),

@@ -5,7 +5,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from autograph.tracer.autodiff.tape import eager_tape_active
+from autograph.tracer.autodiff.tape_state import eager_tape_active
 from autograph.tracer.core import forksafe, nest
 from autograph.tracer.core.errors import InvalidArgumentError
 from autograph.tracer.core.ir import Graph

@@ -23,24 +23,35 @@ from __future__ import annotations
 from typing import Dict, List
 
 from autograph.tracer.autodiff.replay import replay
-from autograph.tracer.autodiff.tape import (GradientTape, _differentiable, is_tracked, record,
-                                           stop_recording)
+from autograph.tracer.autodiff.tape import GradientTape, is_tracked, record
+from autograph.tracer.autodiff.tape_state import differentiable, stop_recording
 from autograph.tracer.core import nest
 from autograph.tracer.tracing.symbolic import bind
 
 from .plan import OutputSlot
 from .signature import bind_arguments
 
-__all__ = ["call_under_tape", "concrete_call_under_tape"]
+__all__ = ["call_under_tape", "concrete_call_under_tape", "install_function"]
 
 
+
+
+# `ag.function` itself (runtime/polymorphic.py installs it when it is imported, which is
+# before any call can reach this module): the forward and backward are made with it, and
+# this module, which polymorphic.py and concrete.py call, imports neither.
+_FUNCTION = []
+
+
+def install_function(function) -> None:
+    """Called once by runtime/polymorphic.py with its `function` (the `ag.function` decorator)."""
+    _FUNCTION[:] = [function]
 
 
 class _Gradient:
     """The forward-with-residuals and the backward function of one ConcreteFunction."""
 
     def __init__(self, cf):
-        from .polymorphic import function
+        (function,) = _FUNCTION
         graph = cf.raw_graph
         self.graph = graph
         self.n_in = len(cf._tensor_positions)
@@ -100,14 +111,14 @@ class _Gradient:
                 return [ins[0].read_value()]
             raise _unsupported(op)
 
-        float_in = [x for x in inputs if _differentiable(x)]
-        float_reads = [given[op][0] for op in self.reads if _differentiable(given[op][0])]
-        variables = [v for v in self.captured.values() if _differentiable(v)]
+        float_in = [x for x in inputs if differentiable(x)]
+        float_reads = [given[op][0] for op in self.reads if differentiable(given[op][0])]
+        variables = [v for v in self.captured.values() if differentiable(v)]
         sources = float_in + float_reads + variables
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(sources)
             outs = replay(top, self._env(inputs), effects)
-        pairs = [(y, g) for y, g in zip(outs, upstream) if _differentiable(y)]
+        pairs = [(y, g) for y, g in zip(outs, upstream) if differentiable(y)]
         grads = tape.gradient([y for y, _ in pairs], sources,
                               output_gradients=[g for _, g in pairs]) if pairs else [None] * len(sources)
         from autograph.tracer.autodiff.backprop import zeros_like
@@ -168,7 +179,7 @@ def concrete_call_under_tape(cf, inputs, arrays):
     """`call_under_tape` for a ConcreteFunction given its tensor inputs (the
     objects the caller passed, one per traced tensor input) and their arrays."""
     pf_name = cf.name
-    tracked = any(is_tracked(x) for x in inputs if _differentiable(x)) or \
+    tracked = any(is_tracked(x) for x in inputs if differentiable(x)) or \
         any(is_tracked(v) for v in cf.variables if getattr(v, "trainable", True))
     if not tracked:
         return cf._run(arrays)
@@ -188,7 +199,7 @@ def concrete_call_under_tape(cf, inputs, arrays):
             read_vars.append(grad.captured[res])
         else:
             read_vars.append(inputs[graph_args.index(res)])
-    variables = [v for v in grad.captured.values() if _differentiable(v)]
+    variables = [v for v in grad.captured.values() if differentiable(v)]
     rec_inputs = list(inputs) + [v for v in _unique(read_vars + variables) if not _in(v, inputs)]
 
     def vjp(rec_in, rec_out, attrs, ups):
@@ -200,10 +211,10 @@ def concrete_call_under_tape(cf, inputs, arrays):
         by_obj: Dict[int, object] = {}
         out = []
         for x in inputs:
-            out.append(next(it) if _differentiable(x) else None)
+            out.append(next(it) if differentiable(x) else None)
         for op, v in zip(grad.reads, read_vars):
             r = _residual_of(grad, residuals, op)
-            if _differentiable(r):
+            if differentiable(r):
                 g = next(it)
                 by_obj[id(v)] = g if id(v) not in by_obj else by_obj[id(v)] + g
         for v in variables:

@@ -20,11 +20,12 @@ from autograph.tracer.core import forksafe, nest
 from autograph.tracer.core.convert import is_python_number
 from autograph.tracer.core.logs import DETAIL, RETRACE, SOURCE
 from autograph.tracer.passes import optimize
-from autograph.tracer.autodiff.tape import eager_tape_active
+from autograph.tracer.autodiff.tape_state import eager_tape_active
 from autograph.tracer.tracing import symbolic
 from autograph.tracer.tracing.symbolic import GraphBuilder, current_builder, is_traced
 
 from .concrete import ConcreteFunction
+from .gradient_call import call_under_tape, install_function
 from .method import copy_for, hold_weakly
 from .plan import NativeEntries, OutputSlot, native_dispatch
 from .signature import (OBJECT, bind_arguments, call_key, is_tensor_leaf,
@@ -89,12 +90,16 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
         <ag.Tensor: shape=(), dtype=float32, numpy=2.>
     """
     def decorate(f):
+        if isinstance(f, (staticmethod, classmethod)):
+            # `@ag.function` above `@staticmethod`/`@classmethod`: decorate the function
+            # inside and keep the descriptor, as under the other order
+            return type(f)(decorate(f.__func__))
         return PolymorphicFunction(f, input_signature=input_signature, autograph=autograph,
                                    reduce_retracing=reduce_retracing, boundscheck=boundscheck,
                                    fastmath=fastmath)
     if func is None:
         return decorate
-    if not callable(func):
+    if not callable(func) and not isinstance(func, classmethod):
         raise TypeError(f"ag.function expects a callable, got {type(func).__name__}")
     return decorate(func)
 
@@ -249,7 +254,6 @@ class PolymorphicFunction:
             return self._traceable()(*args, **kwargs)
         if symbolic.tape_hook is not None and eager_tape_active():
             # Under an eager GradientTape: one recorded op with a compiled gradient.
-            from .gradient_call import call_under_tape
             self._calls += 1
             cf, arrays = self._lookup(args, kwargs)
             return call_under_tape(self, args, kwargs, cf, arrays)
@@ -335,11 +339,23 @@ class PolymorphicFunction:
             types = None
         if self._cache and log.isEnabledFor(RETRACE):
             log.info("retracing %s: %s", self._name, retrace_reason(self, key, leaves, stale))
-        cf = self._trace(leaves, treedef, types)
+        exact = False   # traced for this call's shapes after the generalised ones failed
+        try:
+            cf = self._trace(leaves, treedef, types)
+        except (TypeError, ValueError, NotImplementedError) as e:
+            if not types:
+                raise
+            # Some code cannot be traced for the generalised shapes (matmul of a tensor of
+            # unknown rank): trace this call's own shapes instead, as without
+            # reduce_retracing, rather than fail a call that works on its own.
+            log.info("retracing %s for its exact shapes: the generalised ones failed (%s)",
+                     self._name, str(e).splitlines()[0])
+            exact = True
+            cf = self._trace(leaves, treedef, None)
         if not specs_allowed:
             note_trace(self)
         self._remember(key, cf, leaves)
-        if self._reduce_retracing:
+        if self._reduce_retracing and not exact:   # (an exact trace would be generalised again)
             self._relaxed.append((treedef, key, cf))
         return cf, _arrays(leaves)
 
@@ -419,10 +435,17 @@ class PolymorphicFunction:
             out = fn(*bound.args, **bound.kwargs)
             out_leaves, out_def = nest.flatten(out)
             template, outputs = [], []
+            from autograph.operators.py_builtins import RangeMarker
             for x in out_leaves:
+                if isinstance(x, RangeMarker):   # `return range(n)` with a traced n: its values
+                    x = x.tensor()
                 if is_traced(x) or is_tensor_leaf(x) or is_python_number(x):
                     template.append(OutputSlot(len(outputs)))
-                    outputs.append(builder.value_of(x))
+                    try:
+                        outputs.append(builder.value_of(x))
+                    except TypeError as e:   # a Python int past int64, say
+                        raise TypeError(f"{self._name} returned {x!r}, which is not a tensor value: "
+                                        f"{e}") from None
                 else:
                     template.append(x)
             graph = builder.finish(outputs)
@@ -467,3 +490,6 @@ def _arrays(leaves) -> List[np.ndarray]:
             arr = np.ascontiguousarray(arr)
         out.append(arr)
     return out
+
+
+install_function(function)

@@ -39,8 +39,11 @@ class TensorSpec:
     def __init__(self, shape=None, dtype=float32, name=None):
         if shape is not None:
             try:
+                if isinstance(shape, (str, bytes)) or any(
+                        d is not None and (isinstance(d, bool) or int(d) != d) for d in shape):
+                    raise TypeError   # "abc", [2.5], [True]: not dimensions (int() would accept them)
                 shape = tuple(None if d is None else int(d) for d in shape)
-            except TypeError:
+            except (TypeError, ValueError):
                 raise TypeError(f"TensorSpec shape must be None or a sequence of ints/None, got {shape!r}") from None
             if any(d is not None and d < 0 for d in shape):
                 raise ValueError(f"TensorSpec shape has a negative dimension: {shape}")

@@ -279,7 +279,10 @@ def _to_array(op: str, value, dtype=None) -> np.ndarray:
             # (NumPy would call them float64).
             return np.zeros(arr.shape, dtype.np_dtype)
         if dtype is None:
-            dtype = default_dtype_of_python(value) if arr.dtype != object else string
+            try:
+                dtype = default_dtype_of_python(value) if arr.dtype != object else string
+            except TypeError as e:   # an int past int64 that NumPy made uint64 or float64
+                raise TypeError(f"{op}: {e}") from None
     else:
         raise TypeError(f"{op}: cannot convert {type(value).__name__} {value!r} to a tensor; "
                         f"expected a tensor, NumPy array, Python number, string or nested list")

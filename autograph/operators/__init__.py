@@ -14,7 +14,7 @@ from .py_builtins import RangeMarker, len_, range_, slice_
 from .slices import (aug_set_item, aug_set_item_chain, aug_value, set_item, set_item_captured,
                      set_item_chain)
 from .variables import Undefined, UndefinedReturnValue, ld, retval
-from .inplace import numpy_inplace
+from .inplace import method_inplace, numpy_inplace
 from .array_reads import get_item
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "aug_set_item", "aug_value", "set_item_captured", "set_item_chain", "aug_set_item_chain",
     "Undefined", "UndefinedReturnValue", "ld", "retval",
     "ld_composite", "store_composite", "NOT_STATE", "assert_stmt", "caught", "in_", "not_in",
-    "list_append", "list_pop", "note_write", "numpy_inplace", "get_item",
+    "list_append", "list_pop", "note_write", "numpy_inplace", "method_inplace", "get_item",
 ]
 
 from . import advice as _advice

@@ -20,7 +20,7 @@ import types
 import weakref
 
 from .py_builtins import len_, range_
-from . import lists, numpy_calls
+from . import lists, numpy_calls, vectorize
 
 __all__ = ["converted_call", "should_convert", "UnboundedRecursionError"]
 
@@ -89,9 +89,31 @@ class _Active(threading.local):
     def __init__(self):
         self.depth: dict = {}
         self.recursed: dict = {}
+        self.total = 0   # converted calls running in this thread, all functions together
 
 
 _ACTIVE = _Active()
+
+
+@functools.lru_cache(maxsize=None)
+def _max_nesting() -> int:
+    """How many converted calls may nest in one thread before the C stack could
+    overflow. Each takes about 1 KiB of C stack (a segfault near 7,000 levels with
+    8 MiB); allow one per 4 KiB, for callees heavier than the measured one. Python's
+    own recursion limit (1000 by default) stops recursion long before this; the cap
+    matters when a user raises that limit (a crash otherwise)."""
+    size = 8 << 20
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+        if 0 < soft != resource.RLIM_INFINITY:
+            size = soft
+    except (ImportError, OSError, ValueError):
+        pass
+    thread = threading.stack_size()   # set by the program for threads it starts later
+    if thread:
+        size = min(size, thread)
+    return max(size // 4096, 256)
 
 
 def _any_traced(args, kwargs) -> bool:
@@ -109,7 +131,10 @@ def _call_converted(func: types.FunctionType, converted, args, kwargs):
     """
     code = func.__code__
     depth = _ACTIVE.depth.get(code, 0)
+    if _ACTIVE.total >= _max_nesting():
+        raise _too_deep(func, _ACTIVE.recursed.get(code, False), stack=True)
     _ACTIVE.depth[code] = depth + 1
+    _ACTIVE.total += 1
     if depth:
         _ACTIVE.recursed[code] = _ACTIVE.recursed.get(code, False) or _any_traced(args, kwargs)
     try:
@@ -119,6 +144,7 @@ def _call_converted(func: types.FunctionType, converted, args, kwargs):
             raise
         raise _too_deep(func, _ACTIVE.recursed[code]) from None
     finally:
+        _ACTIVE.total -= 1
         if depth:
             _ACTIVE.depth[code] = depth
         else:
@@ -130,11 +156,18 @@ class UnboundedRecursionError(RecursionError):
     """A user function called itself until Python's recursion limit in converted code."""
 
 
-def _too_deep(func, on_traced: bool) -> UnboundedRecursionError:
+def _too_deep(func, on_traced: bool, stack: bool = False) -> UnboundedRecursionError:
     from ._tracer import located
     name = getattr(func, "__qualname__", None) or func.__name__
     limit = sys.getrecursionlimit()
-    if on_traced:
+    if stack:
+        text = (f"'{name}': converted calls nest {_max_nesting()} deep in this thread, the most "
+                f"the C stack can hold safely (Python's recursion limit, {limit}, was raised past "
+                f"it; going deeper would crash the process). "
+                + ("It calls itself with traced tensor arguments, so the recursion never reaches "
+                   "its base case: write it as a loop (`while`, or `for` over `ag.range(n)`)"
+                   if on_traced else "Write the recursion as a loop"))
+    elif on_traced:
         text = (f"'{name}' calls itself without end while tracing: it calls itself with "
                 f"traced tensor arguments, and the recursion reached Python's recursion "
                 f"limit ({limit}). Each call is traced once and inlined into the compiled "
@@ -160,7 +193,7 @@ def _overload(f):
     """The converted-code overload of builtin or `math` function `f`, or None.
 
     The overloads stage ag ops when an argument is traced and call `f`
-    itself otherwise (numeric_builtins, math_functions, iteration).
+    itself otherwise (numeric_builtins, math_functions, iteration, numpy_scalars).
     """
     try:
         return _overloads().get(f)
@@ -173,7 +206,9 @@ def _overloads() -> dict:
     from .iteration import OVERLOADS as iteration
     from .math_functions import OVERLOADS as math_functions
     from .numeric_builtins import OVERLOADS as numeric
-    return {**iteration, **math_functions, **numeric}
+    from .numpy_scalars import OVERLOADS as numpy_scalars
+    from .py_builtins import OVERLOADS as py_builtins
+    return {**iteration, **math_functions, **numeric, **numpy_scalars, **py_builtins}
 
 
 def _numba_python_function(f):
@@ -221,6 +256,8 @@ def converted_call(f, args, kwargs=None):
         return f(*args, **kwargs)
     if isinstance(f, functools.partial):
         return converted_call(f.func, tuple(f.args) + tuple(args), {**f.keywords, **kwargs})
+    if vectorize.is_vectorized(f):   # np.vectorize(g)(x): g converted, in a compiled loop
+        return vectorize.call_vectorized(f, args, kwargs, converted_call)
     if getattr(f, "_autograph_polymorphic", False) is True:
         inner = getattr(f, "python_function", None)
         if isinstance(inner, types.FunctionType):   # an ag.function calling itself

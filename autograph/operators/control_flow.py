@@ -287,7 +287,20 @@ def _run_while(cond_fn, body_fn, init, names, opts):
         return tuple(_tracer.control_flow().while_loop(
             cond_fn, body_fn, tuple(values), names=tuple(names),
             maximum_iterations=_max_iterations(opts), invariants=invariants))
-    return retrying_lists(run, init, names, opts)
+    try:
+        return retrying_lists(run, init, names, opts)
+    except (AttributeError, KeyError) as e:
+        # An attribute or item (`obj.x`, `d['k']`) first set inside the loop
+        # has no value before it, so the traced body finds it missing: say so
+        # (TensorFlow's message) instead of the bare lookup error.
+        missing = [n for n, v in zip(names, init)
+                   if not n.isidentifier() and isinstance(v, Undefined)]
+        if not missing:
+            raise
+        what = ", ".join(f"'{n}'" for n in missing)
+        raise _tracer.located(ValueError(
+            f"{what} must be defined before the loop: the body of this compiled loop reads it "
+            f"before it is set ({type(e).__name__}: {e}); assign it before the loop")) from e
 
 
 def _staged_while(test, body, get_state, set_state, names, opts):
@@ -303,10 +316,29 @@ def _staged_while(test, body, get_state, set_state, names, opts):
     set_state(_run_while(cond_fn, body_fn, get_state(), names, opts))
 
 
+def _first_test(test: Callable):
+    """The condition's first value, which decides whether the loop compiles.
+
+    While tracing it is evaluated in a throw-away region (as TensorFlow
+    probes it in a scratch graph): a traced condition is evaluated again by
+    the compiled loop, so the probe's ops (`v.assign_add(1)` in the
+    condition) must not run one extra time before the loop.
+    """
+    if not _tracer.tracing_active():
+        return truth(test())
+    builder = _tracer.tracing().current_builder()
+    with builder.region(scratch=True) as block:
+        first = truth(test())
+    if _tracer.is_traced(first) or not block.ops:
+        return first
+    # A Python condition that staged ops too: evaluate it where its ops stay.
+    return truth(test())
+
+
 def while_stmt(test: Callable, body: Callable, get_state: Callable, set_state: Callable,
                names: Sequence[str], opts: Optional[dict] = None) -> None:
     """A `while` loop: Python loop for a Python test, a compiled `while` op for a traced one."""
-    first = truth(test())
+    first = _first_test(test)
     if _tracer.is_traced(first):
         get_state, set_state = hold_containers(names, get_state, set_state)
         with staged("`while`"):

@@ -39,11 +39,36 @@ class staged:
 
     def __exit__(self, kind, exc, tb):
         if exc is not None and isinstance(exc, Exception) and getattr(exc, _MARK, None) is None:
+            where = _where()
             try:
-                setattr(exc, _MARK, (self.construct, _where()))
+                setattr(exc, _MARK, (self.construct, where))
             except (AttributeError, TypeError):   # exception types without a __dict__
-                pass
+                return False
+            if _raised_by_user(tb):
+                # The user's own `raise` fired while its branch was traced, whatever the
+                # values: say so, or "too big" on a small input is a riddle.
+                exc.add_note(f"(raised while tracing a compiled {self.construct}, {where}: its "
+                             f"condition is a traced tensor, so every branch and loop body is traced "
+                             f"whatever the values, and a `raise` in it fires at trace time, as in "
+                             f"TensorFlow. To fail only when the compiled code takes that path, "
+                             f"write `assert condition, message` or use ag.debugging.assert_*.)")
         return False
+
+
+def _raised_by_user(tb) -> bool:
+    """True when the innermost frame of `tb` is not the library's (a user's `raise`)."""
+    import os
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    import sys
+    # the package's folders (in a checkout, siblings of the user's tests and examples);
+    # looked up, not imported: this room does not depend on codegen or runtime
+    names = ("autograph", "autograph.codegen", "autograph.runtime", "autograph.tracer")
+    folders = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                    for m in map(sys.modules.get, names) if getattr(m, "__file__", None))
+    return not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(folders)
 
 
 def caught(exc: BaseException) -> None:

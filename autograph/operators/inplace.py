@@ -14,7 +14,7 @@ from __future__ import annotations
 from . import _tracer
 from .slices import _is_tensor
 
-__all__ = ["numpy_inplace"]
+__all__ = ["numpy_inplace", "method_inplace"]
 
 
 def _functional(fn):
@@ -45,3 +45,33 @@ def numpy_inplace(fn, target, *args, **kwargs):
         raise _tracer.located(TypeError(
             f"{name}: {e} has no autograph equivalent, so it cannot be applied to a "
             f"tensor")) from None
+
+
+def method_inplace(target, method: str, *args, **kwargs):
+    """`target.sort(...)` / `target.fill(v)` as an update of `target`; returns the new value.
+
+    On a tensor: `np.sort(target, axis, kind)` and an array of `target`'s shape
+    and dtype filled with `v` (cast to that dtype, as NumPy's `fill` casts).
+    Anything else calls its own method (in place) and is returned unchanged.
+    """
+    if getattr(target, "_ag_variable", False) or not _is_tensor(target):
+        getattr(target, method)(*args, **kwargs)
+        return target
+    if method == "sort":
+        return _sort(target, *args, **kwargs)
+    return _fill(target, *args, **kwargs)
+
+
+def _sort(target, axis=-1, kind=None, order=None, *, stable=None):
+    import numpy as np
+    if order is not None:
+        raise _tracer.located(TypeError(
+            "sort(): the order= argument (fields of a structured array) has no autograph "
+            "equivalent"))
+    return np.sort(target, axis=axis, kind=kind, stable=stable)
+
+
+def _fill(target, value):
+    import numpy as np
+    # full_like keeps the array's shape and dtype and casts the value, as fill does
+    return np.full_like(target, value)

@@ -1,10 +1,10 @@
-"""The numeric builtins (`abs`, `min`, `max`, `round`, `int`, `float`, `bool`,
+"""The numeric builtins (`abs`, `min`, `max`, `round`, `int`, `float`, `complex`, `bool`,
 `sum`, `any`, `all`, `pow`, `divmod`) on traced values in converted code.
 
 `converted_call` sends a call of one of these builtins here when an argument
 is a traced tensor (API.md section 9); with Python values the builtin runs
 as it is. Each overload stages the ag op that computes what the builtin
-would have computed on the value: `max(m, v[i])` is `ag.maximum`, `int(t)`
+would have computed on the value: `max(m, v[i])` is `v[i] if v[i] > m else m`, `int(t)`
 a cast to int64, `bool(t)` a traced bool (so `if bool(t):` still compiles as
 a converted condition).
 """
@@ -102,6 +102,19 @@ def float_(x=0.0):
     return _cast(_scalar("float", x), "float64")
 
 
+def complex_(real=0, imag=0):
+    """`complex(re, im)`: a complex128 tensor `re + im * 1j` (Python's complex is double);
+    `complex(t)` of one tensor is `t` cast to complex128."""
+    if not _traced(real, imag):
+        return builtins.complex(real, imag)
+    api = _ops()[0]
+    parts = [_cast(_scalar("complex", _as_tensor(v)), "complex128") for v in (real, imag)]
+    if not _tracer.is_traced(imag) and imag == 0:
+        return parts[0]
+    # re + i*im; the imaginary part times 1j is exact for finite values.
+    return api.add(parts[0], api.multiply(parts[1], 1j))
+
+
 def bool_(x=False):
     """`bool(t)`: a traced bool (`t != 0`), so that `if bool(t):` compiles as a condition."""
     if not _tracer.is_traced(x):
@@ -151,7 +164,7 @@ def _refuse_keywords(name: str, kwargs: dict) -> None:
 
 def _extremum(name: str, args, kwargs):
     toplevel = _ops()[0]
-    pairwise = toplevel.maximum if name == "max" else toplevel.minimum
+    pairwise = _python_max if name == "max" else _python_min
     reduce = toplevel.reduce_max if name == "max" else toplevel.reduce_min
     if len(args) == 1:
         (items,) = args
@@ -177,14 +190,30 @@ def _extremum(name: str, args, kwargs):
     return functools.reduce(pairwise, args)
 
 
+def _python_max(best, item):
+    """Python's (and Numba's) step of `max`: the item replaces the best so far only when
+    `item > best`. So a NaN first argument is kept and a later NaN is passed over, and on
+    a tie (0.0 and -0.0) the first stays: what the same code computes on NumPy scalars
+    (`ag.maximum` would propagate any NaN, as `np.maximum` does). One compare and
+    select, which a loop carries as a single max instruction."""
+    toplevel = _ops()[0]
+    return toplevel.where(toplevel.greater(item, best), item, best)
+
+
+def _python_min(best, item):
+    """Python's step of `min`: the item replaces the best so far only when `item < best`."""
+    toplevel = _ops()[0]
+    return toplevel.where(toplevel.less(item, best), item, best)
+
+
 def max_(*args, **kwargs):
-    """`max(a, b, ...)` with a traced argument: `ag.maximum` folded over them;
+    """`max(a, b, ...)` with a traced argument: Python's comparisons folded over them;
     `max(t)` of a 1-D tensor: `ag.reduce_max(t)`."""
     return _extremum("max", args, kwargs)
 
 
 def min_(*args, **kwargs):
-    """`min(a, b, ...)` with a traced argument: `ag.minimum` folded over them;
+    """`min(a, b, ...)` with a traced argument: Python's comparisons folded over them;
     `min(t)` of a 1-D tensor: `ag.reduce_min(t)`."""
     return _extremum("min", args, kwargs)
 
@@ -249,7 +278,8 @@ def divmod_(a, b):
 
 OVERLOADS = {
     builtins.abs: abs_, builtins.max: max_, builtins.min: min_, builtins.round: round_,
-    builtins.int: int_, builtins.float: float_, builtins.bool: bool_, builtins.sum: sum_,
+    builtins.int: int_, builtins.float: float_, builtins.complex: complex_, builtins.bool: bool_,
+    builtins.sum: sum_,
     builtins.any: any_, builtins.all: all_, builtins.pow: pow_, builtins.divmod: divmod_,
 }
 

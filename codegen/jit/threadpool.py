@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import threading
+import time
 
 from ..abi import threads
 from .symbols import publish_symbol
@@ -51,6 +53,55 @@ declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @pthread_cond_signal(ptr)
 declare i64 @llvm.smax.i64(i64, i64)
 declare i64 @llvm.smin.i64(i64, i64)
+declare i32 @clock_gettime(i32, ptr)
+{pause_decl}
+
+; Nanoseconds on the monotonic clock.
+define internal i64 @ag_pool_now() {{
+entry:
+  %ts = alloca [2 x i64], align 8
+  call i32 @clock_gettime(i32 {clock}, ptr %ts)
+  %sec = load i64, ptr %ts, align 8
+  %nsp = getelementptr i64, ptr %ts, i64 1
+  %ns = load i64, ptr %nsp, align 8
+  %s9 = mul i64 %sec, 1000000000
+  %t = add i64 %s9, %ns
+  ret i64 %t
+}}
+
+; Spin for at most {spin_ns} ns until the word at %p equals %v (%equal) or
+; differs from it (not %equal); true if it did. Workers spin before sleeping on
+; the condition variable, so a job that follows soon after the last one (a
+; kernel called in a loop) starts on every core at once instead of paying a
+; futex wake-up per worker; the caller spins likewise for the last chunks.
+define internal i1 @ag_pool_spin(ptr %p, i64 %v, i1 %equal) {{
+entry:
+  %t0 = call i64 @ag_pool_now()
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %pause ], [ %i1, %clock ]
+  %x = load atomic i64, ptr %p acquire, align 8
+  %eq = icmp eq i64 %x, %v
+  %hit = xor i1 %eq, %equal
+  br i1 %hit, label %no, label %yes
+no:
+  %i1 = add i64 %i, 1
+  %low = and i64 %i1, 63
+  %look = icmp eq i64 %low, 0
+  br i1 %look, label %clock, label %pause
+pause:
+  {pause_call}
+  br label %loop
+clock:
+  %t = call i64 @ag_pool_now()
+  %dt = sub i64 %t, %t0
+  %over = icmp sgt i64 %dt, {spin_ns}
+  br i1 %over, label %give_up, label %loop
+yes:
+  ret i1 true
+give_up:
+  ret i1 false
+}}
 
 ; The next unclaimed chunk of job generation %g, or -1 (another job, or none left).
 ; The claim word holds (generation << 32) | next chunk index.
@@ -116,6 +167,7 @@ entry:
   br label %outer
 outer:
   %seen = phi i64 [ 0, %entry ], [ %gen, %work_loop ]
+  %woke = call i1 @ag_pool_spin(ptr %genp, i64 %seen, i1 false)
   call i32 @pthread_mutex_lock(ptr %mutex)
   br label %wait
 wait:
@@ -220,6 +272,7 @@ run:
   call void @ag_pool_run(ptr %pool, ptr %chunk, ptr %ctx, i64 %c, i64 %n, i64 %step, i64 %chunks)
   br label %mine
 join:
+  %ended = call i1 @ag_pool_spin(ptr %finp, i64 %chunks, i1 true)
   call i32 @pthread_mutex_lock(ptr %mutex)
   br label %check
 check:
@@ -237,8 +290,24 @@ leave:
 """
 
 _CHUNKS_PER_THREAD = 8
+# How long a worker polls for the next job before it sleeps: kernels called in a
+# loop keep their workers awake (as OpenMP runtimes do, with a far shorter wait),
+# and an idle process costs at most this much of a core after each job.
+_SPIN_NS = 200_000
 _keep: list = []          # the worker entry: for the process's life
 _state = {"worker": None, "threads": 0}
+
+
+def _pause() -> dict:
+    """The spin-wait hint of this machine's architecture as IR (none elsewhere)."""
+    machine = platform.machine().lower()
+    if machine in ("x86_64", "amd64", "i686", "i386"):
+        return {"pause_decl": "declare void @llvm.x86.sse2.pause()",
+                "pause_call": "call void @llvm.x86.sse2.pause()"}
+    if machine in ("aarch64", "arm64"):
+        return {"pause_decl": "declare void @llvm.aarch64.hint(i32)",
+                "pause_call": "call void @llvm.aarch64.hint(i32 1)"}
+    return {"pause_decl": "", "pause_call": ""}
 
 
 def _libc():
@@ -298,7 +367,8 @@ def start(load_code) -> None:
     addresses = load_code("ag_thread_pool_module", _IR.format(
         pool_symbol=threads.POOL_SYMBOL, count_symbol=threads.THREADS_SYMBOL,
         mutex=threads.POOL_MUTEX, work=threads.POOL_WORK, done=threads.POOL_DONE,
-        symbol=threads.PARALLEL_FOR_SYMBOL, per=_CHUNKS_PER_THREAD),
+        symbol=threads.PARALLEL_FOR_SYMBOL, per=_CHUNKS_PER_THREAD, clock=time.CLOCK_MONOTONIC,
+        spin_ns=_SPIN_NS, **_pause()),
         [threads.PARALLEL_FOR_SYMBOL, "ag_pool_worker"])
     address, worker = addresses[threads.PARALLEL_FOR_SYMBOL], addresses["ag_pool_worker"]
     if not (address and worker):

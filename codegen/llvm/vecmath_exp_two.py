@@ -5,8 +5,9 @@ The reduction of 2**x is exact: n = roundeven(x), r = x - n in [-1/2, 1/2]
 polynomial 2**r = 1 + r q(r), a near-minimax fit of relative error 2**-55
 (degree 11, float64) or 2**-28.9 (degree 6, float32; computed in float32,
 16 lanes with AVX-512) from bench/polyfit.py, and of its evaluation with
-fused multiply-adds. The result is p * 2**n1 * 2**n2 (n1 = n >> 1,
-n2 = n - n1): subnormal results are rounded once, overflow gives inf; x is
+fused multiply-adds. The result is p * 2**n: `llvm.ldexp` (one vscalef)
+with AVX-512, else p * 2**n1 * 2**n2 (n1 = n >> 1, n2 = n - n1);
+subnormal results are rounded once, overflow gives inf; x is
 clamped to [-1080, 1030] / [-160, 130] first so that n stays in the exponent
 range. exp2(-inf) = 0, exp2(inf) = inf, NaN propagates (the ordered clamps
 let it through). docs/ARCHITECTURE.md ("Vector maths") gives the measured
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic, routine
+from .host import has_feature
+from .irutil import declare, intrinsic, routine
 from .ltypes import F32, I32, I64
 
 __all__ = ["exp2", "EXP2_Q"]
@@ -50,14 +52,25 @@ def _exp2(b, x, key):
 
     xc = b.select(b.fcmp_ordered(">", x, c(hi)), c(hi), x)
     xc = b.select(b.fcmp_ordered("<", xc, c(lo)), c(lo), xc)
-    n = intrinsic(b, "roundeven", [xc])
+    # n = roundeven(x) in the low bits of x + 1.5 * 2**p, read as an integer (no fptosi:
+    # poison for NaN) and converted back (`s - shifter` would fold to x under fastmath).
+    shifter = 1.5 * 2.0 ** mant
+    s = b.fadd(xc, c(shifter))
+    ni = b.sub(b.bitcast(s, it), b.bitcast(c(shifter), it))
+    if key == "f64":
+        ni = b.trunc(ni, I32)
+    n = b.sitofp(ni, t)                                        # int32: AVX2 lacks int64 -> double
     r = b.fsub(xc, n)                                          # exact
     q = EXP2_Q[key]
     acc = c(q[-1])
     for cf in reversed(q[:-1]):
         acc = intrinsic(b, "fmuladd", [r, acc, c(cf)])
     p = intrinsic(b, "fmuladd", [r, acc, c(1.0)])
-    ni = b.fptosi(n, it)
+    if has_feature("avx512f"):                                 # one vscalef (mathfns.exp)
+        ldexp = declare(b.module, f"llvm.ldexp.{key}.i32", t, [t, I32])
+        return b.call(ldexp, [p, ni])
+    if key == "f64":
+        ni = b.sext(ni, it)
     n1 = b.ashr(ni, ir.Constant(it, 1))
     n2 = b.sub(ni, n1)
 

@@ -12,9 +12,12 @@ form for fdlibm's polynomial (more live constants, spills) and
 the compare-and-mask patterns in front of the chain. So:
 
 * x = 2**k * m from the bits in lanes of x's own width (no 32-bit
-  high-word shuffles), k made a float by the magic-number trick (no
-  int -> float conversion, which plain AVX2 lacks for int64); a subnormal x
-  is reduced from x*2**54 (2**25) alongside and selected after.
+  high-word shuffles). float64: k made a float by the magic-number trick (no
+  int64 -> double conversion, which plain AVX2 lacks); a subnormal x is
+  reduced from x*2**54 alongside and selected after. float32: a subnormal x
+  is pre-scaled by 2**23 under a select on x, k is the signed exponent
+  difference less 23 under the same select, converted by sitofp (one
+  reduction instead of two: 31 vector operations per 16 lanes, not 37).
 * float64 (fdlibm's core and minimax coefficients): m in [sqrt(2)/2,
   sqrt(2)), f = m - 1, s = f/(2 + f) (2 + f as m + 1: the same rounding,
   one step sooner), log(1 + f) = f - hfsq + s*(hfsq + R(s*s)), hfsq = f*f/2.
@@ -140,13 +143,31 @@ def reduce(b, x, key, rt_bits=None):
 
 def _reduce_scaled(b, x, key, rt_bits=None):
     """`reduce` for any x > 0 finite, subnormals included (from x*2**54 (2**25)).
-    Both reductions, then a select: measured faster than selecting the scaled x
-    first (a compare and a masked multiply in front of the whole chain)."""
+    Both reductions, then a select: for float64 measured faster than selecting
+    the scaled x first (a compare and a masked multiply in front of the whole
+    chain); float32 uses `_reduce_prescaled`."""
     tiny, bits = (2.0 ** -126, 25) if key == "f32" else (2.0 ** -1022, 54)
     sub = b.fcmp_ordered("<", x, _c(key, tiny))
     k0, m0 = reduce(b, x, key, rt_bits)
     k1, m1 = reduce(b, b.fmul(x, _c(key, 2.0 ** bits)), key, rt_bits)
     return b.select(sub, b.fsub(k1, _c(key, float(bits))), k0), b.select(sub, m1, m0)
+
+
+def _reduce_prescaled(b, x, key, rt_bits):
+    """float32 `reduce` for any x > 0 finite, subnormals included, by one
+    pre-scale: a subnormal x is multiplied by 2**23 under a select on x (with
+    AVX-512 a masked multiply), and k comes from the signed exponent difference
+    (bits(x) - bits(r)) >> 23, less 23 under the same select (a masked subtract),
+    converted by sitofp (int32 -> float32 exists in every SIMD set). Measured
+    faster than `_reduce_scaled` (two reductions and two selects): 31 vector
+    operations per 16 lanes against 37, 5-8% less time."""
+    sub = b.fcmp_ordered("<", x, _c(key, 2.0 ** -126))
+    xs = b.bitcast(b.select(sub, b.fmul(x, _c(key, 2.0 ** 23)), x), I32)
+    h = b.sub(xs, ir.Constant(I32, rt_bits))
+    he = b.select(sub, b.sub(h, ir.Constant(I32, 23 << 23)), h)
+    k = b.sitofp(b.ashr(he, ir.Constant(I32, 23)), F32)
+    m = b.bitcast(b.add(b.and_(h, ir.Constant(I32, (1 << 23) - 1)), ir.Constant(I32, rt_bits)), F32)
+    return k, m
 
 
 def _specials(b, x, res, key):
@@ -250,7 +271,7 @@ def _core_f32(b, f, dk, base, extra=None):
 
 def _define_log(b, x, key, base):
     if key == "f32":
-        dk, m = _reduce_scaled(b, x, key, _RT32)
+        dk, m = _reduce_prescaled(b, x, key, _RT32)
         res = _core_f32(b, b.fsub(m, _c(key, 1.0)), dk, base)
         return _specials(b, x, res, key)
     dk, m = _reduce_scaled(b, x, key)

@@ -6,7 +6,8 @@
   series, the s**3 term in double-double), plus k ln2 (ln2 in two parts,
   k*ln2_hi exact): about 2**-64 relative.
 * z = y*log|x| = zh + zl (the product split exactly with FMA).
-* exp: zh = n ln2 + r (Cody-Waite, exact), e**r - 1 - r by a polynomial,
+* exp: zh = n ln2 + r (one FMA with ln2's nearest double, exact; the rest of
+  ln2 joins zl), e**r - 1 - r by a polynomial,
   e**zl folded in as (1 + zl), scaled by 2**n in two steps (so subnormal
   results are rounded once).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .ddmath import c64 as _c, fma as _fma, mad as _mad, two_sum as _two_sum
+from .ddmath import c64 as _c, fma as _fma, mad as _mad
 from .irutil import intrinsic
 from .ltypes import F64, I64
 from .vecmath_exp_minus_one import EXPM1_E
@@ -34,6 +35,8 @@ from .vecmath_pow_single import estrin, reduce_log, saturate_log
 __all__ = ["pow64"]
 
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10   # hi: 32 bits
+# ln2 as the nearest double and the rest (the exp's reduction: see _exp_dd)
+_LN2_D, _LN2_DT = 0.6931471805599453, 2.319046813846299558e-17
 _TWO_THIRDS_HI, _TWO_THIRDS_LO = 0.6666666666666666, 3.700743415417188e-17
 # Q(w) = 2/5 + 2/7 w + ... on w <= (3 - 2 sqrt(2))**2 (bench/polyfit.py)
 _Q = (0.4, 0.2857142857142937, 0.22222222221655147, 0.18181818335528047, 0.15384594950604316,
@@ -74,12 +77,20 @@ def _log_dd(b, ax):
     cl = b.fadd(_fma(b, _c(_TWO_THIRDS_HI), s3h, b.fneg(ch)),
                 _mad(b, _c(_TWO_THIRDS_LO), s3h, b.fmul(_c(_TWO_THIRDS_HI), s3l)))
     rest = b.fmul(b.fmul(s3h, s2h), estrin(b, s2h, _Q))      # s**5 Q(s**2)
-    a, e = _two_sum(b, b.fmul(_c(2.0), s), ch)
+    # Fast2Sum where the first term is the larger: |2s| > |2/3 s**3| (|s| < 0.18),
+    # |k ln2_hi| >= ln2 > |a| unless k = 0 (then exact anyway)
+    a, e = _fast_two_sum(b, b.fmul(_c(2.0), s), ch)
     lo = b.fadd(b.fadd(e, cl), b.fadd(b.fmul(_c(2.0), sl), rest))
-    hi, e2 = _two_sum(b, b.fmul(kf, _c(_LN2_HI)), a)         # k*ln2_hi exact
+    hi, e2 = _fast_two_sum(b, b.fmul(kf, _c(_LN2_HI)), a)    # k*ln2_hi exact
     lo = b.fadd(lo, _mad(b, kf, _c(_LN2_LO), e2))
     h = b.fadd(hi, lo)
     return h, b.fadd(b.fsub(hi, h), lo)
+
+
+def _fast_two_sum(b, a, c):
+    """(s, e) with s = fl(a + c), s + e = a + c exactly, for |a| >= |c| (or a = 0)."""
+    s = b.fadd(a, c)
+    return s, b.fsub(c, b.fsub(s, a))
 
 
 def _exp_dd(b, zh, zl):
@@ -94,9 +105,13 @@ def _exp_dd(b, zh, zl):
     shifter = 1.5 * 2.0 ** 52
     ns = _fma(b, zh, _c(1.4426950408889634), _c(shifter))
     n = b.fsub(ns, _c(shifter))
-    r1 = _fma(b, b.fneg(n), _c(_LN2_HI), zh)                 # exact
-    rh, rl = _two_sum(b, r1, b.fmul(b.fneg(n), _c(_LN2_LO)))
-    rl = b.fadd(rl, zl)
+    # rh = zh - n*ln2 (ln2's nearest double) is exact in one FMA: n*ln2's last bit
+    # is 2**-53 and zh's at least that for |zh| >= 1/2 (n = 0 below ln2/2; in
+    # [ln2/2, 1/2) n = +-1 and both lie on 2**-54), |rh| < 0.35. The rest of ln2
+    # and zl go into rl (|rl| < 2**-40, so e**rl = 1 + rl to 2**-80 whatever |rh|:
+    # no TwoSum)
+    rh = _fma(b, b.fneg(n), _c(_LN2_D), zh)
+    rl = _mad(b, b.fneg(n), _c(_LN2_DT), zl)
     p = _mad(b, b.fmul(rh, rh), estrin(b, rh, EXPM1_E["f64"]), rh)   # e**rh - 1
     e = b.fadd(_c(1.0), b.fadd(p, _mad(b, rl, p, rl)))       # e**rh * (1 + rl)
     ni = b.sub(b.bitcast(ns, I64), b.bitcast(_c(shifter), I64))

@@ -11,8 +11,9 @@ the double-double routines of `codegen/llvm/vecmath_bases.py`;
 `log1p`/`expm1` those of `codegen/llvm/vecmath.py`, `sinh`/`cosh`
 `codegen/llvm/vecmath_hyper.py`'s, and `atan`/`atan2` Cephes' rational approximation (all
 branch-free, so they vectorise: docs/ARCHITECTURE.md "Vector maths" gives
-their errors); `asin`, `acos`, `asinh`, `acosh`, `atanh` and `hypot` call the
-C library (`asinf`/`asin`, ...; scalar loops), as `cbrt` does, so results
+their errors); `asin`, `acos`, `asinh`, `acosh`, `atanh`, `hypot` and the
+special functions `erf`, `erfc`, `lgamma`, `gamma` (`tgamma`; tracer/ops/special.py)
+call the C library (`asinf`/`asin`, ...; scalar loops), as `cbrt` does, so results
 agree with NumPy's within a few ulps (tests/codegen/test_compiled_numpy_math.py
 states the bound). `fmod` of floats is LLVM's `frem` (C's fmod, exact).
 """
@@ -69,7 +70,9 @@ def _round(lw, op, args):
 
 _INTRINSICS = {"exp2": "exp2", "log2": "log2", "log10": "log10"}
 _LIBM_UNARY = {"asin": "asin", "acos": "acos", "asinh": "asinh", "acosh": "acosh",
-               "atanh": "atanh"}
+               "atanh": "atanh",
+               # tracer/ops/special.py: what Python's math module calls too
+               "erf": "erf", "erfc": "erfc", "lgamma": "lgamma", "gamma": "tgamma"}
 _LIBM_BINARY = {"hypot": "hypot"}
 
 

@@ -24,6 +24,7 @@ __all__ = ["alloc", "alloc_zeroed", "realloc", "free", "copy_tensor", "numel", "
            "fits_int32"]
 
 _OVF = ir.LiteralStructType([I64, I1])
+_MAX_BYTES = 2 ** 63 - 1
 
 
 def _checked_mul(lw, x, y, ovf):
@@ -45,11 +46,37 @@ def _alloc_size(lw, op, dtype: DType, dims: Sequence[ir.Value]) -> ir.Value:
     """max(1, bytes of a `dtype` tensor of `dims`), checked for overflow."""
     b = lw.b
     itemsize = dtype.itemsize
-    nbytes, ovf = i64(itemsize), None
+    # As NumPy: the product of the dimensions other than 0, times the item size,
+    # must not pass 2**63 - 1 (even for an empty tensor). The dimensions known at
+    # trace time are multiplied in Python: in an i64 constant that product would wrap
+    # and allocate a tiny buffer that the op's loops then overrun.
+    static, empty = itemsize, False
+    dynamic = []
     for d in dims:
-        nbytes, ovf = _checked_mul(lw, nbytes, d, ovf)
+        c = const_int(d)
+        if c is None:
+            dynamic.append(d)
+        elif c == 0:
+            empty = True
+        else:
+            static *= c
+    message = "{op}: the result's size overflows (a tensor of more than 2**63 bytes)"
+    if static > _MAX_BYTES:
+        lw.fail_if(True, op, message)
+        return i64(1)
+    nbytes, ovf, zero = i64(static), None, False
+    for d in dynamic:
+        isz = b.icmp_unsigned("==", d, ir.Constant(d.type, 0))
+        zero = isz if zero is False else b.or_(zero, isz)
+        nbytes, ovf = _checked_mul(lw, nbytes, b.select(isz, ir.Constant(d.type, 1), d), ovf)
     if ovf is not None:
-        lw.fail_if(ovf, op, "{op}: the result's size overflows (a tensor of more than 2**64 bytes)")
+        # No allocator hands out more than 2**63 - 1 bytes (NumPy's sizes are signed):
+        # a product past it is an overflow too, not a negative size to malloc.
+        lw.fail_if(b.or_(ovf, b.icmp_signed("<", nbytes, i64(0))), op, message)
+    if empty:
+        return i64(1)
+    if zero is not False:   # nbytes is at least 1 otherwise
+        return b.select(zero, i64(1), nbytes)
     c = const_int(nbytes)
     if c is not None:
         return i64(max(c, 1))

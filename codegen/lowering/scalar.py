@@ -445,6 +445,15 @@ def _cast(lw, op, args):
     return intrinsic_sat(b, x, dt_)
 
 
+@scalar_op("bitcast")
+def _bitcast(lw, op, args):
+    # The type rule allows only dtypes of one width, so LLVM's bitcast (free, and
+    # vectorised with the loop) is the whole lowering; int <-> uint is the same register.
+    (x,) = args
+    to = reg_type(_out(op))
+    return x if x.type == to else lw.b.bitcast(x, to)
+
+
 def intrinsic_sat(b, x, to: ir.IntType) -> ir.Value:
     src = "f32" if isinstance(x.type, ir.FloatType) else "f64"
     fn = declare(b.module, f"llvm.fptosi.sat.i{to.width}.{src}", to, [x.type])

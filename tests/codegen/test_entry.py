@@ -590,3 +590,21 @@ def test_long_kernels_release_the_gil():
     # Holding the GIL, the other thread would get a few ms around the call; released, most of it.
     assert during > 0.2 * rate * elapsed, (during, rate, elapsed)
     assert int(r) == 21 * (100_000_000 // 7) + sum(i % 7 for i in range(100_000_000 % 7))
+
+
+def _kernel_definition(fn, *args) -> str:
+    """The `define` line of the kernel function in the module its entry joins."""
+    from autograph.codegen.jit import compile as jit_compile
+    text, _ = jit_compile._lower(fn.get_concrete_function(*args).graph, "kernel_under_test", True)
+    return next(line for line in text.splitlines() if line.startswith('define i32 @"kernel_under_test"('))
+
+
+def test_a_kernel_with_loops_is_not_inlined_into_its_entry():
+    """Inlined, its loops would be optimised and emitted twice (emit.py: about 70 ms of a
+    cold first call); a scalar kernel stays inlinable (a call's few nanoseconds)."""
+    loops = ag.function(lambda x: ag.reduce_sum(x * x))
+    scalar = ag.function(lambda a, b: a * b + 1.0)
+    assert "noinline" in _kernel_definition(loops, np.ones(4))
+    assert "noinline" not in _kernel_definition(scalar, np.float64(1.0), np.float64(2.0))
+    np.testing.assert_allclose(loops(np.arange(4.0)), 14.0)
+    assert float(scalar(np.float64(2.0), np.float64(3.0))) == 7.0

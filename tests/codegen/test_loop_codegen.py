@@ -37,17 +37,16 @@ def _numpy_style():
 NS = _numpy_style()
 
 
-def _running(x, is_max):
-    """Plain Python: the running max (min), NaN-propagating as documented; on a
-    tie (0.0 and -0.0) the carried value stays, whichever side of `max` it is on
-    (Python's `max(m, v)`; NumPy's `maximum(v, m)`)."""
+def _running(x, fold, carried_first=True):
+    """Plain Python on NumPy scalars: the running `fold` (builtin max or min) as the
+    kernels below write it, `fold(m, v)` or `fold(v, m)`. Python's max keeps its first
+    argument unless the second compares greater: a NaN carried stays, a NaN met later
+    is passed over when it is the second argument, and on a tie (0.0 and -0.0) the
+    first argument stays (numeric_builtins.py)."""
     out = []
     m = x[0]
     for v in x:
-        if math.isnan(m) or math.isnan(v):
-            m = m if math.isnan(m) else v
-        elif (v > m) if is_max else (v < m):
-            m = v
+        m = fold(m, v) if carried_first else fold(v, m)
         out.append(m)
     return np.array(out, dtype=np.asarray(x).dtype)
 
@@ -102,18 +101,18 @@ _SPECIAL = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 2.5, -2.5]
        st.sampled_from([np.float32, np.float64]))
 def test_running_max_and_min_match_python(values, dtype):
     x = np.array(values, dtype=dtype)
-    _same_floats(_RUN_FIRST(x), _running(x, True))
-    _same_floats(_RUN_SECOND(x), _running(x, True))
-    _same_floats(_RUN_MIN(x), _running(x, False))
+    _same_floats(_RUN_FIRST(x), _running(x, max))
+    _same_floats(_RUN_SECOND(x), _running(x, max, carried_first=False))
+    _same_floats(_RUN_MIN(x), _running(x, min))
 
 
 @pytest.mark.parametrize("values", [[0.0, -0.0], [-0.0, 0.0], [1.0, -0.0, 0.0, -0.0], [-1.0, 0.0, -0.0],
                                     [math.nan, 1.0], [1.0, math.nan, 2.0], [-math.inf, math.inf]])
 def test_running_max_ties_and_nans(values):
     x = np.array(values)
-    _same_floats(_RUN_FIRST(x), _running(x, True))
-    _same_floats(_RUN_SECOND(x), _running(x, True))
-    _same_floats(_RUN_MIN(x), _running(x, False))
+    _same_floats(_RUN_FIRST(x), _running(x, max))
+    _same_floats(_RUN_SECOND(x), _running(x, max, carried_first=False))
+    _same_floats(_RUN_MIN(x), _running(x, min))
 
 
 @pytest.mark.parametrize("n", [1, 2, 1023, 1024, 1025, 5000])
@@ -122,10 +121,11 @@ def test_running_max_chunk_edges_and_nan(n):
     x = rng.standard_normal(n)
     np.testing.assert_array_equal(_RUN_FIRST(x), np.maximum.accumulate(x))
     np.testing.assert_array_equal(_RUN_FIRST_FAST(x), np.maximum.accumulate(x))
-    x[n // 2] = np.nan       # a NaN stays from where it is met on
-    np.testing.assert_array_equal(_RUN_FIRST(x), np.maximum.accumulate(x))
-    np.testing.assert_array_equal(_RUN_SECOND(x), np.maximum.accumulate(x))
-    np.testing.assert_array_equal(_RUN_MIN(x), np.minimum.accumulate(x))
+    x[n // 2] = np.nan       # max(m, nan) passes over it, as Python does
+    np.testing.assert_array_equal(_RUN_FIRST(x), np.fmax.accumulate(x))
+    np.testing.assert_array_equal(_RUN_FIRST(x), _running(x, max))
+    np.testing.assert_array_equal(_RUN_SECOND(x), _running(x, max, carried_first=False))
+    np.testing.assert_array_equal(_RUN_MIN(x), _running(x, min))
 
 
 def test_running_max_of_an_empty_tensor_raises_the_index_error():
@@ -160,15 +160,15 @@ def test_elementwise_max_min_match_numpy_with_threads_on_and_off(dtype, count):
         _same_floats(g, w)
 
 
-def test_scalar_max_of_traced_floats_propagates_nan_from_either_side():
+def test_scalar_max_of_traced_floats_is_pythons():
     @ag.function
     def f(a, b):
-        return max(a, b), min(a, b)
+        return max(a, b), min(a, b), max(a, b, 0.5), min(b, a, -0.5)
 
     for a, b in [(np.nan, 1.0), (1.0, np.nan), (np.nan, np.nan), (-0.0, 0.0), (0.0, -0.0), (3.0, -3.0)]:
-        hi, lo = f(np.float64(a), np.float64(b))
-        _same_floats(hi, np.maximum(np.float64(a), np.float64(b)))
-        _same_floats(lo, np.minimum(np.float64(a), np.float64(b)))
+        a, b = np.float64(a), np.float64(b)
+        for got, want in zip(f(a, b), (max(a, b), min(a, b), max(a, b, 0.5), min(b, a, -0.5))):
+            _same_floats(got, np.float64(want))
 
 
 # ------------------------------------------------------------------ the loop kernels

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from alloc_counting import run_child
 from autograph.codegen.abi import threads
 from autograph.codegen.lowering import parallel_for
 from examples import kernels as K
@@ -374,6 +375,45 @@ def test_a_loop_with_print_stays_serial(capfd, caplog):
     assert "negative 7" in capfd.readouterr().out
 
 
+def _copies(fn, *args, instruction: str):
+    """How often `instruction` is emitted in the kernel's own function and in
+    its chunk functions (LLVM IR before optimisation): where the loop's body is."""
+    kernel = chunk = 0
+    for part in fn.get_concrete_function(*args).llvm_ir().split("\ndefine ")[1:]:
+        name = part.split("(")[0]
+        count = part.count(f" = {instruction} ")
+        if "ag.parallel.for" in name:
+            chunk += count
+        elif not name.endswith(('__entry"', '__dispatch"')):
+            kernel += count
+    return kernel, chunk
+
+
+def test_the_chunk_is_the_only_copy_unless_the_serial_loop_is_needed():
+    xs, ys = np.linspace(-2.0, 1.0, 41), np.linspace(-1.2, 1.2, 97)
+    kernel, chunk = _copies(K.mandelbrot_total, xs, ys, instruction="fmul")
+    assert kernel == 0 and chunk > 0                  # one thread calls the chunk itself
+    # a bound checked at run time: its failure runs the serial loop, which raises
+    kernel, chunk = _copies(_first_n, np.arange(20000, dtype=np.int64), np.int64(16000), instruction="srem")
+    assert kernel == chunk > 0
+    # a fastmath float sum: one thread keeps the serial loop's own rounding
+    fast = ag.function(K.branchy_sum.python_function, fastmath=True)
+    x = np.ones(_least(fast, np.ones(8)) + 4097)
+    kernel, chunk = _copies(fast, x, instruction="fmul")
+    assert kernel == chunk > 0
+
+
+def test_one_thread_runs_the_chunk_over_one_block_for_any_trip():
+    f = ag.function(_digit_sums.python_function, input_signature=[ag.TensorSpec([None], ag.int64)])
+    least = _least(_digit_sums, np.ones(8, np.int64))
+    assert _split(f, np.ones(8, np.int64))            # the trip is only known at run time
+    for n in (0, 1, least - 1, least, 3 * least + 1):
+        x = np.arange(n, dtype=np.int64) * 7919
+        want = sum(sum(int(d) for d in str(v)) for v in x.tolist())
+        for got in _all_counts(f, x):
+            assert int(got) == want
+
+
 def test_the_decision_is_logged(caplog):
     lines = _decisions(caplog, K.collatz_total, np.int64(100))
     assert any(m.startswith("split loop at ") and m.endswith(
@@ -432,9 +472,10 @@ def test_ctrl_c_stops_a_split_loop(tmp_path):
             return acc
 
         FOREVER = np.int64(10**15)
-        for f in (K.collatz_total, light):     # a body with loops, and a scalar one
+        # a body with loops, and a scalar one; on one thread the chunk runs on the calling one
+        for count, f in ((2, K.collatz_total), (2, light), (1, K.collatz_total), (1, light)):
             assert "ag.parallel.for" in f.get_concrete_function(FOREVER).llvm_ir()
-            threads.THREADS[0] = 2
+            threads.THREADS[0] = count
             threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
             t0 = time.perf_counter()
             try:
@@ -451,6 +492,63 @@ def test_ctrl_c_stops_a_split_loop(tmp_path):
     out = subprocess.run([sys.executable, str(script)], cwd=root, env=env, capture_output=True,
                          text=True, timeout=180)
     assert out.returncode == 0 and "ok" in out.stdout, out.stdout + out.stderr
+
+
+_FREED_CHILD = r"""
+import faulthandler, os, signal, threading
+faulthandler.dump_traceback_later(60, exit=True)
+hits = []
+signal.signal(signal.SIGINT, lambda *a: hits.append(1))   # not in a ctypes callback
+import autograph as ag
+from autograph.codegen.abi import threads
+
+@ag.function(input_signature=[ag.TensorSpec([None], ag.int64), ag.TensorSpec([], ag.int64)])
+def sums(x, reps):
+    acc = ag.constant(0, ag.int64)         # partials: the heap when split, else the stack
+    for i in range(len(x)):
+        for t in ag.range(reps):
+            acc += x[i] % 10 + t
+    return acc
+
+@ag.function
+def rows(x, reps):                          # static shapes: no guard either
+    out = ag.zeros_like(x)                  # written in place by the chunk
+    acc = ag.constant(0, ag.int64)
+    for i in range(len(x)):
+        for t in ag.range(reps):
+            acc += x[i] % 10 + t
+        out[i] = x[i] % 7
+    return out, acc
+
+x = np.arange(5000, dtype=np.int64)
+for f in (sums, rows):                      # the chunk is the only copy: no serial loop
+    assert "pfor.serial" not in f.get_concrete_function(x, np.int64(1)).llvm_ir()
+for count in (1, 2):
+    threads.THREADS[0] = count
+    for n in (0, 3, 5000):
+        assert int(sums(x[:n], np.int64(2))) == int(2 * (x[:n] % 10).sum() + n), (count, n)
+    out, acc = rows(x, np.int64(2))
+    assert np.array_equal(np.asarray(out), x % 7) and int(acc) == int(2 * (x % 10).sum() + 5000)
+    del out, acc
+    for f in (sums, rows):
+        threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        try:
+            f(x, np.int64(10**15))
+            raise SystemExit("not interrupted")
+        except KeyboardInterrupt:
+            pass
+gc.collect()
+assert len(hits) == 4, hits
+assert not problems, problems
+assert not live, f"{len(live)} buffers leaked: {sorted(live.values())}"
+print("balanced")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SIGINT handler is Linux only")
+def test_buffers_and_partials_are_freed_once_on_every_path():
+    proc = run_child(_FREED_CHILD, timeout=180, AUTOGRAPH_DISABLE_CACHE="1")
+    assert proc.returncode == 0 and "balanced" in proc.stdout, proc.stdout + proc.stderr
 
 
 @ag.function(fastmath=True)

@@ -269,3 +269,28 @@ print("balanced")
     proc = run_child(body, timeout=120, AUTOGRAPH_NUM_THREADS="2")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "balanced" in proc.stdout
+
+
+def test_idle_workers_stop_polling_and_sleep(tmp_path):
+    """The workers poll for the next job a short while (jit/threadpool.py:
+    _SPIN_NS) and then sleep: an idle process burns no CPU. Jobs called back to
+    back, and jobs after the workers fell asleep, still give the same result."""
+    code = CHILD + """
+    import time
+    want = f(x)
+    for _ in range(50):                     # back to back: the workers are awake
+        assert np.array_equal(np.asarray(f(x)), np.asarray(want))
+    time.sleep(0.05)                        # well past the polling window
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    time.sleep(0.3)
+    cpu = time.process_time() - cpu0
+    assert np.array_equal(np.asarray(f(x)), np.asarray(want))   # woken from sleep
+    calls, pooled = threads.jobs()
+    print("idle cpu", cpu, "pooled", pooled)
+    """
+    out = _run(tmp_path, code, AUTOGRAPH_NUM_THREADS="2")
+    assert out.returncode == 0, out.stderr
+    words = out.stdout.split()
+    cpu, pooled = float(words[words.index("cpu") + 1]), int(words[-1])
+    assert pooled >= 52                     # every call went to the pool
+    assert cpu < 0.1                        # a worker polling forever would show 0.3 s

@@ -16,7 +16,7 @@ if paths.ROOT not in sys.path:
     sys.path.insert(0, paths.ROOT)
 
 from bench import polyfit  # noqa: E402
-from autograph.codegen.llvm import (vecmath_exp_two, vecmath_exp_minus_one, vecmath_hyper,  # noqa: E402
+from autograph.codegen.llvm import (mathfns, vecmath_exp_two, vecmath_exp_minus_one, vecmath_hyper,  # noqa: E402
                                     vecmath_pow_single, vecmath_pow_double, vecmath_tanh)
 
 _PRECISE = np.finfo(np.longdouble).nmant >= 63
@@ -27,6 +27,8 @@ USED = {
     "vecmath_hyper._O f64": (vecmath_hyper._O["f64"], -52.5),
     "vecmath_hyper._E f32": (vecmath_hyper._E["f32"], -28.0),
     "vecmath_hyper._O f32": (vecmath_hyper._O["f32"], -29.5),
+    "mathfns f64 (1, EXP_Q)": ((1.0,) + mathfns.EXP_Q["f64"], -56.0),
+    "mathfns f32 (1, EXP_Q)": ((1.0,) + mathfns.EXP_Q["f32"], -28.5),
     "vecmath_exp_two f64 (1, EXP2_Q)": ((1.0,) + vecmath_exp_two.EXP2_Q["f64"], -54.5),
     "vecmath_exp_two f32 (1, EXP2_Q)": ((1.0,) + vecmath_exp_two.EXP2_Q["f32"], -28.5),
     "vecmath_exp_minus_one.EXPM1_E f64": (vecmath_exp_minus_one.EXPM1_E["f64"], -56.5),

@@ -234,8 +234,10 @@ def test_static_dimensions_are_traced_in_converted_code_and_ints_without_autogra
     assert float(f(np.ones((2, 3)))) == 2.0
     assert seen["shape"] == (2, 3) and len(seen["shape"]) == 2
     # traced int32 constants, weak as Python ints are (they adopt a float's dtype)
-    assert type(seen["n"]).__name__ == "WeakSymbolicTensor" and seen["n"].dtype == ag.int32
-    assert type(seen["size"]).__name__ == "WeakSymbolicTensor" and seen["size"].dtype == ag.int32
+    # (a static dimension's class also gives its int to NumPy's own code: operator.index)
+    assert type(seen["n"]).__name__ == "StaticDimTensor" and seen["n"].dtype == ag.int32
+    assert seen["n"]._ag_weak and seen["n"].__index__() == 2
+    assert type(seen["size"]).__name__ == "StaticDimTensor" and seen["size"].dtype == ag.int32
     assert "while" in str(f.get_concrete_function(np.ones((2, 3))).graph)
 
     @ag.function(autograph=False)

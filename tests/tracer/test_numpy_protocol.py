@@ -141,9 +141,9 @@ def test_reductions_and_ufuncs_differential(data):
 
 
 def test_unsupported_functions_on_traced_tensors_name_the_function():
-    with pytest.raises(TypeError, match=r"np\.i0 has no autograph equivalent(.|\n)*"
-                                        r"test_numpy_protocol\.py(.|\n)*np\.i0\(a\)"):
-        ag.function(lambda a: np.i0(a))(X)
+    with pytest.raises(TypeError, match=r"np\.sort_complex has no autograph equivalent(.|\n)*"
+                                        r"test_numpy_protocol\.py(.|\n)*np\.sort_complex\(a\)"):
+        ag.function(lambda a: np.sort_complex(a))(X)
     with pytest.raises(TypeError, match=r"np\.linalg\.eig has no autograph equivalent"):
         ag.function(lambda a: np.linalg.eig(a))(np.eye(2))    # (inv, solve, eigh...: LAPACK)
     with pytest.raises(TypeError, match=r"np\.cumsum: the dtype= argument has no autograph equivalent"):
@@ -152,8 +152,8 @@ def test_unsupported_functions_on_traced_tensors_name_the_function():
         ag.function(lambda a: np.add(a, a, out=np.empty((2, 3), np.float32)))(X)
     with pytest.raises(TypeError, match=r"np\.add\.reduceat has no autograph equivalent"):
         ag.function(lambda a: np.add.reduceat(a, [0, 1]))(X)   # (np.add.outer works)
-    with pytest.raises(TypeError, match=r"np\.spacing has no autograph equivalent"):
-        ag.function(lambda a: np.spacing(a))(X)
+    with pytest.raises(TypeError, match=r"np\.bitwise_count has no autograph equivalent"):
+        ag.function(lambda a: np.bitwise_count(a))(I)
     # (converted code routes np.asarray of a traced tensor to the tensor itself;
     # without conversion NumPy asks the tensor for its values)
     with pytest.raises(TypeError, match=r"cannot convert a traced tensor to a NumPy array"):
@@ -162,9 +162,9 @@ def test_unsupported_functions_on_traced_tensors_name_the_function():
 
 def test_eager_fallback_and_dtype_rules():
     t = ag.constant(X)
-    s = np.i0(t)                                 # no autograph op: NumPy computes it
+    s = np.sort_complex(t)                       # no autograph op: NumPy computes it
     assert isinstance(s, np.ndarray)
-    assert_same(s, np.i0(X))
+    assert_same(s, np.sort_complex(X))
     out = np.empty((2, 3), np.float32)
     np.add(t, t, out=out)                        # out= eagerly: NumPy's business
     assert_same(out, X + X)

@@ -161,9 +161,9 @@ def test_a_wrong_function_under_a_public_name_is_found():
 def test_numpy_names_missing_or_undeclared_are_found():
     table = dict(numpy_protocol.dispatch_table())
     del table["tanh"]
-    table["spacing"] = np.spacing
+    table["sort_complex"] = np.sort_complex
     assert numpy_problems(table) == ["np.tanh is declared but not dispatched",
-                                     "np.spacing is dispatched without a declaration"]
+                                     "np.sort_complex is dispatched without a declaration"]
 
 
 def test_docs_missing_an_op_or_listing_an_undeclared_one_are_found():
@@ -177,10 +177,11 @@ def test_docs_missing_an_op_or_listing_an_undeclared_one_are_found():
 
 def test_an_op_declaring_public_names_without_a_function_is_found(monkeypatch):
     monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
-    registry.declare("erf", lambda *a: [], np.tanh, elementwise="unary", kind="float",
-                     doc="The error function.", public=("math.erf",), numpy=("erf",))
-    assert public.problems() == ["op 'erf' declares ('math.erf', 'erf') but no public function "
-                                 "is registered for it"]
+    registry.declare("erfinv", lambda *a: [], np.tanh, elementwise="unary", kind="float",
+                     doc="The inverse error function.", public=("math.erfinv",),
+                     numpy=("erfinv",))
+    assert public.problems() == ["op 'erfinv' declares ('math.erfinv', 'erfinv') but no public "
+                                 "function is registered for it"]
 
 
 # ---------------------------------------------------------------- registering

@@ -33,6 +33,14 @@ def locate_errors(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except OverflowError as e:
+            # A size or value computed in Python past int64 (np.tile(x, 2**61)): NumPy's
+            # "Python int too large to convert to C long" names neither the op nor the line.
+            from ..core.errors import InvalidArgumentError
+            name = getattr(fn, "__qualname__", fn.__name__).replace(".__init__", "")
+            err = InvalidArgumentError(f"{name}: a size or value does not fit in int64 ({e})")
+            loc = user_location() if current_builder() is not None else None
+            raise (with_location(err, loc) if loc is not None else err) from None
         except (TypeError, ValueError, IndexError) as e:
             if current_builder() is None or getattr(e, "_ag_located", False):
                 raise

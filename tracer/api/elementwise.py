@@ -21,9 +21,9 @@ from .common import locate_errors, prepare
 from .docgen import elementwise_doc
 from .public import implements, register_op
 from ..core import registry
-from ..core.convert import is_weak
+from ..core.convert import is_python_number, is_weak
 from ..core.registry import OpDef
-from ..tracing.symbolic import WeakSymbolicTensor, bind, is_traced
+from ..tracing.symbolic import WeakIntTensor, WeakSymbolicTensor, bind, is_traced
 from ..core.types import as_dtype
 
 
@@ -38,6 +38,9 @@ def _stays_weak(operands, result):
         return result
     if result.dtype.is_bool:
         return result
+    if result.dtype.is_integer and all(getattr(o, "_ag_weak_int", False) or is_python_number(o)
+                                       for o in operands):
+        return WeakIntTensor(result.value, result.builder)   # weak ints and Python ints only
     return WeakSymbolicTensor(result.value, result.builder)
 
 

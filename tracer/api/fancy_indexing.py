@@ -258,8 +258,11 @@ def _value_operand(x, value):
         return prepare("item assignment", x, value)[1]
     value = as_operand("item assignment", value)
     if _dtype_of(value) is not _dtype_of(x):
+        target = _dtype_of(x).name
         raise TypeError(f"item assignment: cannot assign a {_dtype_of(value).name} value to a "
-                        f"{_dtype_of(x).name} tensor; use ag.cast to convert it")
+                        f"{target} tensor; use ag.cast(value, ag.{target}) to convert it (NumPy "
+                        f"would have cast it to {target} silently; autograph does not, "
+                        f"TensorFlow's rule)")
     return value
 
 

@@ -52,6 +52,17 @@ def _check_shape(op: str, x, mask) -> int:
             raise IndexError(f"{op}: boolean index did not match the indexed tensor along axis "
                              f"{axis}; size of axis is {d} but size of corresponding boolean axis "
                              f"is {m}")
+        if m is None or d is None:
+            # Known only when the code runs: a shorter mask would silently pick from the
+            # wrong rows (and a mask of another shape with as many elements would too).
+            from .construct import dim
+            from .elementwise import equal
+            from ..tracing.symbolic import bind
+            mn = m if m is not None else dim(mask, axis)
+            dn = d if d is not None else dim(x, axis)
+            bind("check_values", equal(mn, dn), dn, mn,
+                 message=f"{op}: boolean index did not match the indexed tensor along axis {axis}; "
+                         "size of axis is {0} but size of corresponding boolean axis is {1}")
     return k
 
 

@@ -195,6 +195,9 @@ def _count(num):
             raise ValueError(f"np.linspace: num must be non-negative, got {num}")
         return int(num)
     if is_tensor_like(num) and num.shape == () and num.dtype.is_integer:
+        # NumPy refuses a negative count; a traced one is checked when the code runs
+        # (a range of it would silently be empty).
+        bind("check", greater(num, -1), message="np.linspace: num must be non-negative")
         return num
     raise TypeError(f"np.linspace: num must be an int or a traced int scalar, got {num!r}")
 

@@ -1,5 +1,5 @@
 """NumPy's functions that make an edited copy of an array: `np.append`,
-`np.insert`, `np.delete`, `np.resize` and `np.block`.
+`np.insert`, `np.delete`, `np.resize`, `np.block` and `np.ediff1d`.
 
 A tensor is immutable, and so are NumPy's results here (they are new
 arrays in NumPy too). Positions (`obj`) and new shapes must be known when
@@ -241,5 +241,20 @@ def np_block(arrays):
     return _assemble(arrays, depth, rank)
 
 
+# ---------------------------------------------------------------- ediff1d
+
+@locate_errors
+def np_ediff1d(ary, to_end=None, to_begin=None):
+    """NumPy's `ediff1d`: the differences of the flattened array, with `to_begin`
+    before and `to_end` after them (cast to the array's dtype, as NumPy casts them)."""
+    x = _flat(tensor_operand("ediff1d", ary))
+    parts = [x[1:] - x[:-1]]
+    if to_begin is not None:
+        parts.insert(0, _flat(_values_like("ediff1d", x, to_begin)))
+    if to_end is not None:
+        parts.append(_flat(_values_like("ediff1d", x, to_end)))
+    return parts[0] if len(parts) == 1 else concat(parts, axis=0)
+
+
 FUNCTIONS = {"append": np_append, "insert": np_insert, "delete": np_delete, "resize": np_resize,
-             "block": np_block}
+             "block": np_block, "ediff1d": np_ediff1d}

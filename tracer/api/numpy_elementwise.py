@@ -4,7 +4,8 @@ autograph operation of their own: `np.sinc`, and the ufuncs `np.heaviside`,
 `np.logaddexp2` (the NumPy protocol reaches ufuncs by name through
 `dispatch_table`); `np.nancumsum`, `np.nancumprod`; `np.array_equal`,
 `np.array_equiv`, `np.isin` (and NumPy 1's `np.in1d`); `np.select`,
-`np.piecewise`.
+`np.piecewise`; `np.isposinf`, `np.isneginf`, `np.real_if_close`,
+`np.positive`.
 
 Each follows NumPy's own formula with its result dtype (the operands are
 cast to the dtype NumPy's ufunc loop computes in: integers go to float64
@@ -20,7 +21,9 @@ underlying functions (sin, exp, log1p, pow) do:
   False as NumPy's, at run time when only known then;
 * piecewise: every function is called once, at trace time, on the whole
   array, and its values are picked with `where` (NumPy calls it on the
-  selected elements only), so the functions must be elementwise.
+  selected elements only), so the functions must be elementwise;
+* real_if_close: a real tensor as it is; a complex one's result dtype depends
+  on its values, so only an eager one is decided (a traced one is refused).
 """
 from __future__ import annotations
 
@@ -32,8 +35,8 @@ import numpy as np
 from .common import holds_tensor, is_tensor_like, locate_errors, rank_of
 from .construct import ones_like, shape as shape_of, zeros_like
 from .elementwise import (abs as abs_, add, cast, divide, equal, exp, exp2, isnan, less,
-                          less_equal, log1p, logical_and, logical_not, logical_or, multiply,
-                          negative, pow as pow_, sin, subtract, where)
+                          imag, isinf, less_equal, log1p, logical_and, logical_not, logical_or,
+                          multiply, negative, pow as pow_, real, signbit, sin, subtract, where)
 from .numpy_functions import Unsupported, reject, tensor_operand
 from .numpy_promote import np_dtype_of, promote, ufunc_operands
 from .reduce import reduce_all, reduce_any
@@ -41,10 +44,12 @@ from .scans import cumprod, cumsum
 from .shaping import expand_dims, reshape
 from ..core.convert import is_python_number
 from ..core.types import as_dtype
+from ..tracing.symbolic import is_traced
 
 __all__ = ["np_sinc", "np_heaviside", "np_reciprocal", "np_fabs", "np_float_power",
            "np_logaddexp", "np_logaddexp2", "np_nancumsum", "np_nancumprod", "np_array_equal",
-           "np_array_equiv", "np_isin", "np_in1d", "np_select", "np_piecewise", "FUNCTIONS"]
+           "np_array_equiv", "np_isin", "np_in1d", "np_select", "np_piecewise", "np_isposinf",
+           "np_isneginf", "np_real_if_close", "np_positive", "FUNCTIONS"]
 
 _LOGE2 = 0.693147180559945309417232121458176568   # NumPy's NPY_LOGE2
 _LOG2E = 1.442695040888963407359924681001892137   # NPY_LOG2E
@@ -301,10 +306,67 @@ def np_piecewise(x, condlist, funclist, *args, **kw):
     return y
 
 
+# ----------------------------------------------------------- infinities, real parts
+
+def _signed_inf(op: str, x, out, negative_side: bool):
+    reject(op, out=out)
+    t = tensor_operand(op, _asarray(x))
+    if t.dtype.is_complex:   # NumPy's own message
+        raise TypeError(f"np.{op}: This operation is not supported for {t.dtype.name} values "
+                        f"because it would be ambiguous.")
+    inf = isinf(t)
+    if not t.dtype.is_floating:
+        return inf            # all False: integers and bools are finite
+    side = signbit(t)
+    return logical_and(inf, side if negative_side else logical_not(side))
+
+
+@locate_errors
+def np_positive(x, /, **kwargs):
+    """NumPy's `positive`: +x, the tensor itself (tensors are immutable, so it
+    stands for NumPy's copy); bools and strings have no `+`, as in NumPy."""
+    if kwargs:
+        raise Unsupported(f"the {next(iter(kwargs))}= argument")
+    t = tensor_operand("positive", _asarray(x))
+    if t.dtype.is_bool or t.dtype.name == "string":
+        raise TypeError(f"np.positive: ufunc 'positive' did not contain a loop with signature "
+                        f"matching types {t.dtype.name} (NumPy has no + for it)")
+    return t
+
+
+@locate_errors
+def np_isposinf(x, out=None):
+    """NumPy's `isposinf`: True where x is +inf, a bool tensor."""
+    return _signed_inf("isposinf", x, out, False)
+
+
+@locate_errors
+def np_isneginf(x, out=None):
+    """NumPy's `isneginf`: True where x is -inf, a bool tensor."""
+    return _signed_inf("isneginf", x, out, True)
+
+
+@locate_errors
+def np_real_if_close(a, tol=100):
+    """NumPy's `real_if_close`: a complex tensor's real part when every imaginary
+    part is below `tol` (in machine epsilons when `tol` > 1), else the tensor; a
+    real tensor as it is."""
+    t = tensor_operand("real_if_close", _asarray(a))
+    if not t.dtype.is_complex:
+        return t
+    if is_traced(t):
+        raise Unsupported("a complex tensor (the result's dtype, real or complex, depends on "
+                          "its values; use np.real or ag.math.real)")
+    if tol > 1:
+        tol = float(np.finfo(t.dtype.np_dtype).eps) * tol
+    return real(t) if bool(reduce_all(less(abs_(imag(t)), tol))) else t
+
+
 FUNCTIONS = {
     "sinc": np_sinc, "heaviside": np_heaviside, "reciprocal": np_reciprocal, "fabs": np_fabs,
     "float_power": np_float_power, "logaddexp": np_logaddexp, "logaddexp2": np_logaddexp2,
     "nancumsum": np_nancumsum, "nancumprod": np_nancumprod, "array_equal": np_array_equal,
     "array_equiv": np_array_equiv, "isin": np_isin, "in1d": np_in1d, "select": np_select,
-    "piecewise": np_piecewise,
+    "piecewise": np_piecewise, "isposinf": np_isposinf, "isneginf": np_isneginf,
+    "real_if_close": np_real_if_close, "positive": np_positive,
 }

@@ -27,6 +27,7 @@ from .common import locate_errors, normalize_axis, prepare, rank_of
 from .construct import dim, ones
 from .elementwise import (cast, divide, logical_or, matmul, mod, multiply, not_equal, sqrt,
     subtract)
+from .empty_reductions import refuse_empty
 from .public import public
 from .reduce import reduce_mean, reduce_sum
 from .shaping import concat, expand_dims, gather, reshape, transpose
@@ -81,13 +82,16 @@ def bool_as_number(op: str, a):
     return a
 
 
-def numpy_reduction(fn, a, axis, keepdims):
+def numpy_reduction(fn, a, axis, keepdims, empty_ok=False):
     """Reduction `fn` (reduce_sum, ..., reduce_any) applied as NumPy applies
     it: bools are counted (`bool_as_number`), their max/min are any/all, and
-    any/all of numbers test them against zero."""
+    any/all of numbers test them against zero; max/min of no elements raise
+    as NumPy's do, unless `empty_ok` (an `initial=` was given)."""
     name = fn.__name__
     d = getattr(a, "dtype", None)
     if isinstance(d, DType):
+        if not empty_ok:
+            refuse_empty(name, a, axis)
         if d.is_bool and name in ("reduce_max", "reduce_min"):
             from .reduce import reduce_all, reduce_any
             fn = reduce_any if name == "reduce_max" else reduce_all

@@ -75,16 +75,23 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(logical_and(isinf(out), out < 0), lo, out)
 
 
+def _ratio(t, num: float, den: float) -> float:
+    """num / den as NumPy's loop for t's dtype has it: divided in that dtype (C's
+    `180.0f / NPY_PIf` for float32, which is not float32(180 / pi))."""
+    ft = as_dtype(t.dtype).np_dtype.type
+    return float(ft(num) / ft(den))
+
+
 def deg2rad(x):
     """`np.deg2rad` / `np.radians`: x * (pi / 180) elementwise (float64 for integers)."""
     (t,) = _floats("deg2rad", x)
-    return multiply(t, math.pi / 180.0)
+    return multiply(t, _ratio(t, math.pi, 180.0))
 
 
 def rad2deg(x):
     """`np.rad2deg` / `np.degrees`: x * (180 / pi) elementwise (float64 for integers)."""
     (t,) = _floats("rad2deg", x)
-    return multiply(t, 180.0 / math.pi)
+    return multiply(t, _ratio(t, 180.0, math.pi))
 
 
 def digitize(x, bins, right=False):

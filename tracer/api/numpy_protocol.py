@@ -37,9 +37,12 @@ from .sorting import argwhere, nonzero
 from . import numpy_kernels, numpy_setops, numpy_stacking, numpy_statistics
 from . import numpy_editing, numpy_fft, numpy_gradient, numpy_lapack, numpy_linalg_names, numpy_windows
 from . import numpy_gcd, numpy_histogram2d, numpy_pairs, numpy_polynomials, numpy_selection
+from . import numpy_bessel, numpy_float_bits
 from .numpy_reduce_options import reduce_with_options
+from .empty_reductions import refuse_empty
 from . import numpy_histogram, numpy_indexing
 from . import numpy_arrange, numpy_elementwise, numpy_nan, numpy_products
+from . import numpy_accumulate, numpy_sets
 from ..core.location import user_location
 from ..tracing.symbolic import SymbolicTensor, current_builder
 
@@ -213,6 +216,7 @@ def _invert(fn):
 def _ufunc_reduce(fn):
     def adapter(x, axis=0, keepdims=False, **kwargs):   # NumPy's default axis is 0
         _reject(**kwargs)
+        refuse_empty(fn.__name__, x, axis)   # np.maximum.reduce of nothing raises, as NumPy's
         return fn(x, axis=axis, keepdims=keepdims)
     return adapter
 
@@ -257,7 +261,7 @@ def _shares_memory(a, b, max_work=None):
 # tensor's attributes.
 NUMPY_ONLY = {
     "shares_memory": _shares_memory, "may_share_memory": _shares_memory,
-    "positive": lambda x: x, "clip": _clip, "argwhere": argwhere,
+    "clip": _clip, "argwhere": argwhere,
     "shape": lambda a: a.shape, "ndim": lambda a: a.ndim,
     # compositions of numeric kernels (numpy_functions.py, numpy_creation.py)
     "var": nf.np_var, "std": nf.np_std, "average": nf.np_average, "diff": nf.np_diff,
@@ -295,6 +299,10 @@ NUMPY_ONLY = {
     **numpy_selection.FUNCTIONS,
     # gcd, lcm
     **numpy_gcd.FUNCTIONS,
+    # frexp, ldexp, nextafter, spacing (on the bits of floats)
+    **numpy_float_bits.FUNCTIONS,
+    # i0
+    **numpy_bessel.FUNCTIONS,
     # histogram2d
     **numpy_histogram2d.FUNCTIONS,
     # sinc, heaviside, reciprocal, fabs, float_power, logaddexp(2), nancumsum/prod,
@@ -302,6 +310,10 @@ NUMPY_ONLY = {
     **numpy_elementwise.FUNCTIONS,
     # nanvar/nanstd, nanargmax/nanargmin, nanmedian, nanquantile/nanpercentile
     **numpy_nan.FUNCTIONS,
+    # maximum/minimum/fmax/fmin/logical_*/bitwise_* .accumulate
+    **numpy_accumulate.FUNCTIONS,
+    # union1d, intersect1d, setdiff1d, setxor1d
+    **numpy_sets.FUNCTIONS,
 }
 
 # NumPy functions outside NumPy's main namespace, by identity.

@@ -68,7 +68,7 @@ def reduce_with_options(fn, a, axis, keepdims, dtype=None, initial=NO, where=NO)
                                  f"identity, so to use a where mask one has to specify 'initial'")
             fill = initial
         x = ag_where(mask, x, fill)
-    out = numpy_reduction(fn, x, axis, keepdims)
+    out = numpy_reduction(fn, x, axis, keepdims, empty_ok=initial is not NO and initial is not None)
     if initial is NO or initial is None:
         return out
     combine = {"reduce_sum": add, "reduce_prod": multiply, "reduce_max": maximum,

@@ -4,9 +4,10 @@
 whose length is known only at run time. It sorts (stably), keeps each value
 that differs from the one before it (NaNs count as equal, NumPy's default
 `equal_nan=True`), and selects those with a boolean mask (nonzero + gather).
-`return_index` (the first occurrence of each value in the flattened input)
-and `return_counts` are supported; `return_inverse` and `axis` are refused
-with a clear error.
+`return_index` (the first occurrence of each value in the flattened input),
+`return_inverse` (each input element's position in the result, in the
+input's shape as NumPy 2 gives it) and `return_counts` are supported;
+`axis` is refused with a clear error.
 
 `np.einsum(subscripts, *operands)`: explicit (`"ij,jk->ik"`) and implicit
 (`"ij,jk"`, output = the indices seen once, sorted) forms, with `...` for
@@ -33,6 +34,9 @@ from .elementwise import (equal, isnan, logical_and, logical_not, logical_or, ma
                           not_equal)
 from .numpy_functions import Unsupported, dims_of, tensor_operand
 from .reduce import reduce_sum
+from .construct import shape as shape_of
+from .elementwise import cast
+from .scans import cumsum
 from .shaping import concat, gather, reshape, transpose
 from .sorting import argsort, nonzero
 from ..core.types import int64
@@ -44,11 +48,10 @@ __all__ = ["np_unique", "np_einsum", "FUNCTIONS"]
 def np_unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
               *, equal_nan=True, sorted=True):
     """NumPy's `unique` of the flattened input (see the module docstring)."""
-    if return_inverse:
-        raise Unsupported("the return_inverse= argument")
     if axis is not None:
         raise Unsupported("the axis= argument")
-    x = reshape(tensor_operand("unique", ar), [-1])
+    source = tensor_operand("unique", ar)
+    x = reshape(source, [-1])
     order = argsort(x, axis=0, stable=True)
     s = gather(x, order, axis=0)
     n = dims_of(s)[0]
@@ -62,6 +65,12 @@ def np_unique(ar, return_index=False, return_inverse=False, return_counts=False,
     out = [gather(s, pos, axis=0)]
     if return_index:
         out.append(gather(order, pos, axis=0))
+    if return_inverse:
+        # the sorted element i belongs to unique value cumsum(first)[i] - 1; the
+        # inverse permutation of `order` puts those ids back in input order
+        ids = cumsum(cast(first, int64), axis=0) - 1
+        inverse = gather(ids, argsort(order, axis=0, stable=True), axis=0)
+        out.append(reshape(inverse, shape_of(source, out_type=int64)))   # NumPy 2: a's shape
     if return_counts:
         ends = concat([pos[1:], reshape(_as_int64(n), [1])], axis=0)
         out.append(ends - pos)

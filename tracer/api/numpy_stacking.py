@@ -1,5 +1,5 @@
 """NumPy's stacking helpers on tensors: `np.hstack`, `np.vstack`,
-`np.column_stack`, `np.atleast_1d`, `np.atleast_2d`, as compositions of
+`np.column_stack`, `np.dstack`, `np.atleast_1d`, `np.atleast_2d`, `np.atleast_3d`, as compositions of
 `concat` and `reshape` with NumPy's rules (dispatched by
 `autograph.tracer.api.numpy_protocol` when NumPy meets a tensor)."""
 from __future__ import annotations
@@ -8,7 +8,8 @@ from typing import Sequence
 
 from .common import as_operand, rank_of
 
-__all__ = ["atleast_1d", "atleast_2d", "hstack", "vstack", "column_stack", "FUNCTIONS"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "column_stack", "dstack",
+           "FUNCTIONS"]
 
 
 def _parts(op: str, tup: Sequence) -> list:
@@ -34,6 +35,15 @@ def atleast_2d(a):
     return x[None] if rank_of(x) == 1 else x
 
 
+def atleast_3d(a):
+    """`np.atleast_3d` of one array: (n,) becomes (1, n, 1), (m, n) becomes (m, n, 1)."""
+    x = atleast_1d(a)
+    r = rank_of(x)
+    if r == 1:
+        return x[None, :, None]
+    return x[:, :, None] if r == 2 else x
+
+
 def hstack(tup, dtype=None, casting="same_kind"):
     """`np.hstack`: 1-D arrays joined end to end, others along axis 1."""
     from .shaping import concat
@@ -54,6 +64,12 @@ def column_stack(tup):
     return concat(parts, 1)
 
 
+def dstack(tup):
+    """`np.dstack`: arrays joined along the third axis (made at least 3-D first)."""
+    from .shaping import concat
+    return concat([atleast_3d(p) for p in _parts("dstack", tup)], 2)
+
+
 def _cast(x, dtype):
     if dtype is None:
         return x
@@ -61,5 +77,5 @@ def _cast(x, dtype):
     return cast(x, dtype)
 
 
-FUNCTIONS = {"atleast_1d": atleast_1d, "atleast_2d": atleast_2d, "hstack": hstack,
-             "vstack": vstack, "column_stack": column_stack}
+FUNCTIONS = {"atleast_1d": atleast_1d, "atleast_2d": atleast_2d, "atleast_3d": atleast_3d,
+             "hstack": hstack, "vstack": vstack, "column_stack": column_stack, "dstack": dstack}

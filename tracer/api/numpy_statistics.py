@@ -36,6 +36,7 @@ from .construct import fill, ones
 from .elementwise import (add, cast, divide, mod as floor_mod, isnan, logical_not, logical_or, multiply,
                           subtract, where)
 from .numpy_functions import NO, Unsupported, dims_of, reject, tensor_operand
+from .empty_reductions import refuse_empty
 from .public import public
 from .reduce import reduce_max, reduce_min, reduce_sum
 from .shaping import concat, gather, reshape, stack, transpose
@@ -217,6 +218,7 @@ def np_ptp(a, axis=None, out=None, keepdims=False):
     """NumPy's `ptp`: max - min over `axis` (the input's dtype)."""
     reject("ptp", out=out)
     x = tensor_operand("ptp", a)
+    refuse_empty("reduce_max", x, axis, "ptp")   # NumPy's max of nothing raises
     return subtract(reduce_max(x, axis=axis, keepdims=bool(keepdims)),
                     reduce_min(x, axis=axis, keepdims=bool(keepdims)))
 
@@ -267,6 +269,7 @@ def np_nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=NO):
 
 def _nan_extreme(op: str, a, axis, out, keepdims, initial, where_, reduce, start):
     reject(op, initial=initial)
+    refuse_empty(reduce.__name__, tensor_operand(op, a), axis, op)   # NumPy's max of nothing raises
     r, x = _nan_reduction(op, a, axis, out, keepdims, where_, start, reduce)
     if r is None:
         return reduce(x, axis=axis, keepdims=bool(keepdims))

@@ -23,6 +23,7 @@ from .fancy_indexing import advanced_getitem, advanced_setitem, has_advanced
 
 __all__ = ["getitem", "setitem", "index_spec"]
 
+_INT64 = np.iinfo(np.int64)
 _NOT_SUPPORTED = ("getitem: indexing with {what} is not supported yet; index with ints, slices, "
                   "None and ...{hint}")
 
@@ -35,6 +36,12 @@ def _index_operand(part, where: str):
     if isinstance(part, numbers.Integral):
         if isinstance(part, np.integer):
             return index_operand(np.asarray(part))   # int32/int64 NumPy scalars keep their dtype
+        if not _INT64.min <= part <= _INT64.max:
+            if where:   # a slice bound: Python clamps it to the axis, and so does int64's range
+                return python_int_operand(min(max(part, _INT64.min), _INT64.max))
+            from ..core.errors import InvalidArgumentError
+            raise InvalidArgumentError(f"getitem: index {part} is out of bounds (it does not fit in "
+                                       f"int64, and no axis is that long)")
         return python_int_operand(part)
     if is_tensor_like(part) or isinstance(part, np.ndarray):
         d = part.dtype if isinstance(part.dtype, DType) else as_dtype(part.dtype)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import rules_control, rules_math, rules_numpy, rules_shape  # noqa: F401  (give the ops their gradient rules)
 from . import rules_scatter  # noqa: F401  (a[idx] = v, np.add.at)
 from . import rules_linalg  # noqa: F401  (inv, solve, det, slogdet, cholesky)
-from .tape import GradientTape, stop_recording
+from .tape import GradientTape
+from .tape_state import stop_recording
 
 __all__ = ["GradientTape", "stop_recording"]

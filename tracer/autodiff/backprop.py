@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+import numpy as np
+
 from .. import api
 from ..tracing.symbolic import SymbolicTensor
-from .tape import key_of, stop_recording, _differentiable
+from .tape_state import differentiable, key_of, stop_recording
 
 __all__ = ["run", "zeros_like", "accumulate"]
 
@@ -28,6 +30,14 @@ def accumulate(a, b):
 
 def _seed(target, given):
     if given is not None:
+        shape = getattr(given, "shape", None) if hasattr(given, "shape") else np.shape(given)
+        want = target.shape
+        if shape and want is not None and None not in shape and None not in want \
+                and tuple(shape) != tuple(want):
+            # a scalar seed scales the whole target; any other must match it (a larger
+            # one would silently be summed into the gradient)
+            raise ValueError(f"GradientTape.gradient: output_gradients of shape {tuple(shape)} for a "
+                             f"target of shape {tuple(want)}; they must have the same shape")
         return api.cast(given, target.dtype) if getattr(given, "dtype", None) is not target.dtype \
             else given
     with stop_recording():     # the seed depends on nothing any tape watches
@@ -43,7 +53,7 @@ def run(records, targets, seeds, sources, tracked) -> List[Optional[object]]:
     grads: Dict[object, object] = {}
     for i, t in enumerate(targets):
         k = key_of(t)
-        if k is None or not _differentiable(t):
+        if k is None or not differentiable(t):
             continue
         grads[k] = accumulate(grads.get(k), _seed(t, None if seeds is None else seeds[i]))
     wanted = {key_of(s) for s in sources}
@@ -61,7 +71,7 @@ def run(records, targets, seeds, sources, tracked) -> List[Optional[object]]:
                    for g, y, k in zip(ups, rec.outputs, rec.out_keys)]
         in_grads = rec.grad(rec.inputs, rec.outputs, rec.attrs, ups)
         for x, k, g in zip(rec.inputs, rec.in_keys, in_grads):
-            if k is None or g is None or not _differentiable(x):
+            if k is None or g is None or not differentiable(x):
                 continue
             grads[k] = accumulate(grads.get(k), g)
         # Free the gradients of outputs nothing else needs (values are never re-recorded).
@@ -71,7 +81,7 @@ def run(records, targets, seeds, sources, tracked) -> List[Optional[object]]:
     out = []
     for s in sources:
         k = key_of(s)
-        g = None if k is None or k not in tracked or not _differentiable(s) else grads.get(k)
+        g = None if k is None or k not in tracked or not differentiable(s) else grads.get(k)
         out.append(g)
     return out
 

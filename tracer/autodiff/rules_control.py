@@ -16,48 +16,21 @@ values, and captured variables, that the regions use).
 """
 from __future__ import annotations
 
-from typing import List, Tuple
 
 import numpy as np
 
 from .. import api as A
-from ..core.ir import Op, is_resource
 from ..core.registry import set_grad
 from ..core.types import int64
 from ..tracing.control_flow import cond as _cond
 from ..tracing.loop import while_loop as _while_loop
 from ..tracing.symbolic import bind, current_builder
 from .backprop import zeros_like
-from .replay import free_values, relax, replay
-from .tape import GradientTape, _differentiable, resource_owner
+from .replay import relax, replay
+from .tape import GradientTape
+from .tape_state import differentiable, free_inputs
 
-__all__ = ["region_inputs", "shape_only_args"]
-
-
-def _free(op: Op, builder) -> Tuple[List, List]:
-    """The free values of `op` that can carry gradients, and what stands for each
-    (a traced tensor, or the captured variable of a resource)."""
-    values, inputs = [], []
-    for v in free_values(op):
-        if is_resource(v.type):
-            var = resource_owner(builder, v)
-            if var is None:
-                raise NotImplementedError(
-                    "gradient: a variable used inside a compiled branch or loop could not be "
-                    "identified")
-            values.append(v)
-            inputs.append(var)
-        else:
-            values.append(v)
-            inputs.append(builder.wrap(v))
-    return values, inputs
-
-
-def region_inputs(op: Op) -> list:
-    """The inputs a tape records for the region op `op` (see the module docstring)."""
-    builder = current_builder()
-    _, free = _free(op, builder)
-    return [builder.wrap(v) for v in op.operands] + free
+__all__ = ["shape_only_args"]
 
 
 def _zero(x):
@@ -68,7 +41,7 @@ def _vjp_region(block, env, targets_idx, sources, ups):
     """Replay `block` under a tape watching `sources` (the float ones); returns
     the gradients of the block results `targets_idx` (weighted by `ups`)
     for each source, zeros where unconnected."""
-    live = [s for s in sources if _differentiable(s)]
+    live = [s for s in sources if differentiable(s)]
     with GradientTape(watch_accessed_variables=False) as t:
         t.watch(live) if live else None
         outs = replay(block, env)
@@ -77,7 +50,7 @@ def _vjp_region(block, env, targets_idx, sources, ups):
     it = iter(grads)
     out = []
     for s in sources:
-        if _differentiable(s):
+        if differentiable(s):
             g = next(it)
             out.append(_zero(s) if g is None else g)
         else:
@@ -88,10 +61,10 @@ def _vjp_region(block, env, targets_idx, sources, ups):
 def _cond_grad(inputs, outputs, attrs, grads):
     op = attrs["op"]
     builder = current_builder()
-    values, free = _free(op, builder)
-    idx = [i for i, y in enumerate(outputs) if _differentiable(y)]
+    values, free = free_inputs(op, builder)
+    idx = [i for i, y in enumerate(outputs) if differentiable(y)]
     ups = [grads[i] if grads[i] is not None else _zero(outputs[i]) for i in idx]
-    float_free = [k for k, s in enumerate(free) if _differentiable(s)]
+    float_free = [k for k, s in enumerate(free) if differentiable(s)]
 
     def branch(block):
         def fn():
@@ -229,10 +202,10 @@ def _while_grad(inputs, outputs, attrs, grads):
     builder = current_builder()
     n = len(op.operands)
     inits = [relax(x, r.type) for x, r in zip(inputs[:n], op.results)]
-    values, free = _free(op, builder)
+    values, free = free_inputs(op, builder)
     cond_b, body_b = op.regions
-    fidx = [i for i in range(n) if _differentiable(outputs[i])]
-    ffree = [k for k, s in enumerate(free) if _differentiable(s)]
+    fidx = [i for i in range(n) if differentiable(outputs[i])]
+    ffree = [k for k, s in enumerate(free) if differentiable(s)]
     if not fidx:
         return [None] * len(inputs)
 

@@ -50,6 +50,9 @@ def _fmin_y(x, y, z, g):
 
 
 RULES = {name: _u(lambda x, y, g: None) for name in ("floor", "ceil", "round", "trunc", "rint")}
+# bitcast reads bits as another dtype: no derivative (ints carry none; between floats it is
+# not allowed), so frexp/nextafter/spacing built on it pass no gradient, as floor.
+RULES["bitcast"] = _u(lambda x, y, g: None)
 RULES.update({
     "exp2": _u(lambda x, y, g: A.multiply(g, A.multiply(y, LN2))),
     "log2": _u(lambda x, y, g: A.divide(g, A.multiply(x, LN2))),
@@ -75,6 +78,15 @@ RULES.update({
     "copysign": _b(lambda x, y, z, g: A.multiply(g, A.sign(A.multiply(z, x))), None),
     "fmax": _b(_fmax_x, _fmax_y),
     "fmin": _b(_fmin_x, _fmin_y),
+})
+# d/dx erf(x) = 2/sqrt(pi) exp(-x^2); erfc = 1 - erf. (lgamma and gamma would need digamma,
+# which the library lacks: their gradient is the tape's "no gradient is defined" error.)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+RULES.update({
+    "erf": _u(lambda x, y, g: A.multiply(g, A.multiply(A.exp(A.negative(_sq(x))),
+                                                       TWO_OVER_SQRT_PI))),
+    "erfc": _u(lambda x, y, g: A.multiply(g, A.multiply(A.exp(A.negative(_sq(x))),
+                                                        -TWO_OVER_SQRT_PI))),
 })
 
 

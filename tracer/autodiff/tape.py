@@ -21,50 +21,21 @@ eagerly (the tape keeps them alive); variables by identity.
 from __future__ import annotations
 
 import contextlib
-import threading
 from typing import Any, Callable, Dict, List, Optional
 
-import numpy as np
 
 from ..core import nest
 from ..tracing import symbolic
 from ..tracing.symbolic import SymbolicTensor, current_builder
 from ..core import forksafe
+from .tape_state import (active_tapes, differentiable, key_of, note_variable, region_inputs,
+                         tapes)
 
-__all__ = ["GradientTape", "key_of", "record", "record_read", "stop_recording", "eager_tape_active",
+__all__ = ["GradientTape", "record", "record_read",
            "is_tracked"]
 
-_local = threading.local()
 _count_lock = forksafe.lock()   # a fork child gets it back unlocked
 _active_count = 0
-
-
-def _tapes() -> List["GradientTape"]:
-    s = getattr(_local, "tapes", None)
-    if s is None:
-        s = _local.tapes = []
-    return s
-
-
-def key_of(x) -> Any:
-    """The identity the tapes know `x` by: its IR value when traced, the object
-    itself otherwise (None for Python numbers and None, which carry no gradient)."""
-    if isinstance(x, SymbolicTensor):
-        return x.value
-    if x is None or isinstance(x, (bool, int, float, complex, str, bytes)):
-        return None
-    return id(x)
-
-
-def _differentiable(x) -> bool:
-    """Float tensors carry gradients; integers, bools, strings (and, for now,
-    complex numbers) do not."""
-    d = getattr(x, "dtype", None)
-    if d is None:
-        return np.asarray(x).dtype.kind == "f"
-    if isinstance(d, np.dtype):      # a NumPy array or scalar
-        return d.kind == "f"
-    return bool(getattr(d, "is_floating", False))
 
 
 class _Record:
@@ -77,17 +48,16 @@ class _Record:
 
 def _record(opdef, operands, result, attrs) -> None:
     """The `bind` hook: offer one op application to this thread's active tapes."""
-    tapes = getattr(_local, "tapes", None)
-    if not tapes:
+    stack = active_tapes()
+    if not stack:
         return
     outs = result if isinstance(result, tuple) else (result,)
     if "op" in attrs and opdef.name in ("cond", "while"):
         # A region op comes whole (tracing/control_flow.py, loop.py): its inputs are
         # its operands and the values its regions use from outside.
         builder = current_builder()
-        if not any(t._recording and t._builder is builder for t in tapes):
+        if not any(t._recording and t._builder is builder for t in stack):
             return
-        from .rules_control import region_inputs
         operands = region_inputs(attrs["op"])
     record(opdef.name, opdef.grad, operands, outs, attrs)
 
@@ -96,8 +66,8 @@ def record(name: str, grad: Optional[Callable], inputs, outputs, attrs) -> None:
     """Record an op application on every active tape of the current trace that
     tracks one of `inputs`. `grad(inputs, outputs, attrs, grads)` gives one
     gradient (or None) per input; `outputs` is a sequence."""
-    tapes = getattr(_local, "tapes", None)
-    if not tapes:
+    stack = active_tapes()
+    if not stack:
         return
     builder = current_builder()
     if builder is not None:
@@ -105,7 +75,7 @@ def record(name: str, grad: Optional[Callable], inputs, outputs, attrs) -> None:
             if getattr(x, "_ag_variable", False):
                 note_variable(builder, x)
     in_keys = None
-    for tape in tapes:
+    for tape in stack:
         if not tape._recording or tape._builder is not builder:
             continue
         if in_keys is None:
@@ -123,27 +93,12 @@ def record(name: str, grad: Optional[Callable], inputs, outputs, attrs) -> None:
                 hit = True
         if not hit:
             continue
-        out_keys = [key_of(y) if _differentiable(y) else None for y in outputs]
+        out_keys = [key_of(y) if differentiable(y) else None for y in outputs]
         for y, k in zip(outputs, out_keys):
             if k is not None:
                 tape._track(y)
         tape._records.append(_Record(name, grad, tuple(inputs), in_keys, tuple(outputs), out_keys,
                                      attrs))
-
-
-def note_variable(builder, var) -> None:
-    """Remember which variable object a resource of `builder`'s graph stands for
-    (a variable argument has no entry in `builder.captures`)."""
-    owners = builder.__dict__.setdefault("_ag_resource_owners", {})
-    owners[var._ag_resource(builder)] = var
-
-
-def resource_owner(builder, res):
-    """The variable object `res` stands for in `builder`'s graph, or None."""
-    var = builder.captured_variable(res)
-    if var is None:
-        var = builder.__dict__.get("_ag_resource_owners", {}).get(res)
-    return var
 
 
 def _identity_grad(inputs, outputs, attrs, grads):
@@ -162,26 +117,7 @@ def is_tracked(x) -> bool:
     return k is not None and any(t._recording and t._builder is builder and
                                  (k in t._tracked or (t._watch_accessed and
                                                       getattr(x, "_ag_variable", False)))
-                                 for t in _tapes())
-
-
-def eager_tape_active() -> bool:
-    """True when an eager tape (one opened outside any trace) is recording in this thread."""
-    return any(t._builder is None and t._recording for t in getattr(_local, "tapes", ()) or ())
-
-
-class stop_recording:
-    """Context manager: no active tape of this thread records inside it."""
-
-    def __enter__(self):
-        self._saved = [(t, t._recording) for t in _tapes()]
-        for t, _ in self._saved:
-            t._recording = False
-        return self
-
-    def __exit__(self, *exc):
-        for t, was in self._saved:
-            t._recording = was
+                                 for t in tapes())
 
 
 def _activate(delta: int) -> None:
@@ -225,7 +161,7 @@ class GradientTape:
     def __enter__(self) -> "GradientTape":
         self._builder = current_builder()
         self._recording = True
-        _tapes().append(self)
+        tapes().append(self)
         _activate(1)
         if self._builder is None:
             # Native entry points of compiled functions step aside while this is
@@ -238,7 +174,7 @@ class GradientTape:
 
     def __exit__(self, *exc) -> None:
         self._recording = False
-        stack = _tapes()
+        stack = tapes()
         if self in stack:
             stack.remove(self)
         _activate(-1)

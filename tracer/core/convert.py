@@ -17,6 +17,7 @@ import numpy as np
 from .types import DType, as_dtype, bool_, complex128, float32, int32, int64, string
 
 _INT32 = np.iinfo(np.int32)
+_INT64 = np.iinfo(np.int64)
 
 
 def is_python_number(x) -> bool:
@@ -29,6 +30,8 @@ def default_dtype_of_python(value) -> DType:
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
+        if not _INT64.min <= value <= _INT64.max:
+            raise TypeError(f"the integer {value} does not fit in int64")
         return int32 if _INT32.min <= value <= _INT32.max else int64
     if isinstance(value, float):
         return float32
@@ -36,8 +39,24 @@ def default_dtype_of_python(value) -> DType:
         return complex128
     if isinstance(value, (str, bytes)):
         return string
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        arr = np.asarray(value, dtype=object)
+    if arr.dtype.kind in "fuO" and isinstance(value, (list, tuple)):
+        # NumPy turns ints past int64 into uint64, float64 or objects: refuse
+        # them rather than wrap or round (`[2**63, -1]` is not a float tensor).
+        _refuse_big_ints(value)
     return _default_dtype_of_array(arr)
+
+
+def _refuse_big_ints(value) -> None:
+    """TypeError for the first Python int of the nest `value` outside int64."""
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            _refuse_big_ints(v)
+        elif type(v) is int and not _INT64.min <= v <= _INT64.max:
+            raise TypeError(f"the integer {v} does not fit in int64")
 
 
 def _default_dtype_of_array(arr: np.ndarray) -> DType:
@@ -64,6 +83,8 @@ def to_numpy(value, dtype: DType = None) -> np.ndarray:
     With `dtype`, the value is converted to it; a Python number that does not
     fit (or a float for an integer dtype) raises TypeError.
     """
+    if value is None:   # NumPy would make an object array of it, read as a string tensor
+        raise TypeError(f"expected a tensor{'' if dtype is None else ' of dtype ' + dtype.name}, got None")
     arr = getattr(value, "_array", None)
     if arr is None:
         if isinstance(value, np.ndarray):
@@ -122,7 +143,9 @@ def python_to_dtype(value, dtype: DType, op: str = None) -> np.ndarray:
     if dtype.is_integer:
         if kind == "f":
             raise TypeError(f"{where}cannot use the float {value!r} with a tensor of dtype {dtype.name}; "
-                            f"use ag.cast to convert the tensor to a float dtype first")
+                            f"use ag.cast(x, ag.float64) to convert the tensor to a float dtype "
+                            f"first (NumPy would have promoted to float64; autograph does not "
+                            f"promote, TensorFlow's rule)")
         if kind == "b":
             raise TypeError(f"{where}cannot use the bool {value!r} with a tensor of dtype {dtype.name}")
         info = np.iinfo(dtype.np_dtype)

@@ -74,3 +74,36 @@ declare("cast", _cast_rule, _cast_reference, elementwise="unary",
         doc="cast[dtype=D](x) -> x's shape, dtype D (float->int truncates, saturating; "
             "complex->real keeps the real part)",
         public=("cast",))
+
+
+# ---------------------------------------------------------------- bitcast
+#
+# The bits of a value read as another dtype of the same width (NumPy's
+# `x.view(dtype)`, C's memcpy between a float and an integer): the float
+# functions of `tracer/api/numpy_float_bits.py` (frexp, ldexp, nextafter,
+# spacing) work on the sign, exponent and mantissa fields through it.
+
+_SAME_WIDTH = ({"float32", "int32", "uint32"}, {"float64", "int64", "uint64"})
+
+
+def _bitcast_rule(types, attrs, consts):
+    expect_arity("bitcast", types, 1)
+    (x,) = types
+    to = attrs.get("dtype")
+    if not isinstance(to, DType):
+        raise TypeError(f"bitcast: expected an ag dtype for the dtype attribute, got {to!r}")
+    if not any({x.dtype.name, to.name} <= group for group in _SAME_WIDTH):
+        raise TypeError(f"bitcast: cannot reinterpret the bits of {x.dtype.name} as {to.name}: "
+                        f"only between float32, int32 and uint32, or between float64, int64 "
+                        f"and uint64 (dtypes of the same width)")
+    return [TensorType(to, x.shape)]
+
+
+def _bitcast_reference(x, *, dtype):
+    # a C-ordered copy, so that viewing works for every layout (broadcast and 0-d too)
+    return np.array(x, order="C").view(dtype.np_dtype)
+
+
+declare("bitcast", _bitcast_rule, _bitcast_reference, elementwise="unary",
+        doc="bitcast[dtype=D](x) -> x's shape, dtype D: x's bits read as D (float32/int32/uint32 "
+            "among themselves, float64/int64/uint64 likewise)")

@@ -86,7 +86,9 @@ def _set_item_rule(types, attrs, consts):
         raise _renamed(e) from None
     if value.dtype is not x.dtype:
         raise TypeError(f"set_item: cannot assign {_a(value.dtype.name)} value to "
-                        f"{_a(x.dtype.name)} tensor; use ag.cast to convert it")
+                        f"{_a(x.dtype.name)} tensor; use ag.cast(value, ag.{x.dtype.name}) to "
+                        f"convert it (NumPy would have cast it to {x.dtype.name} silently; "
+                        f"autograph does not, TensorFlow's rule)")
     _check_assignable(value.shape, region.shape)
     return [x]
 

@@ -180,10 +180,11 @@ def _as_traced(tensor, n):
     float64 count, as the NumPy code it comes from does, while
     `range(x.shape[0])` stays a compiled loop."""
     import numpy as np
-    from .symbolic import WeakSymbolicTensor   # (symbolic imports this module)
+    from .symbolic import StaticDimTensor, WeakSymbolicTensor   # (symbolic imports this module)
     builder = tensor.builder
-    value = builder.constant(np.array(n, dtype=np.int32)) if isinstance(n, int) else n.value
-    return WeakSymbolicTensor(value, builder)
+    if isinstance(n, int):   # a static dimension: also an int to Python code that needs one
+        return StaticDimTensor(builder.constant(np.array(n, dtype=np.int32)), builder)
+    return WeakSymbolicTensor(n.value, builder)
 
 
 class DynamicShape(tuple):

@@ -16,7 +16,7 @@ from .flow_values import (Undefined, describe, empty_of, is_tensor_like, leaf_na
     may_stay_empty, truth)
 from . import symbolic
 from .loop import while_loop
-from .symbolic import GraphBuilder, SymbolicTensor, WeakSymbolicTensor, is_traced
+from .symbolic import GraphBuilder, SymbolicTensor, WeakIntTensor, WeakSymbolicTensor, is_traced
 from .weak import adopt_dtype, unify_operands
 from ..core.types import TensorType, bool_, most_specific_common_shape
 
@@ -32,7 +32,9 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
 
     With a traced `pred`, both functions are traced into one `cond` op; they
     must return the same structure, and matching leaves the same dtype (Python
-    numbers adopt the other branch's dtype). With a Python bool or an eager
+    numbers adopt the other branch's dtype; two Python ints give a traced int
+    that still adopts the dtype of the tensors it meets, as a Python int
+    would). With a Python bool or an eager
     tensor, only the chosen function runs. Converted code turns a Python `if`
     on a tensor into this.
 
@@ -126,8 +128,23 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
     for (i, a, c, *_), r in zip(outputs, op.results):
         # Two weak values (one standing for a loop variable that starts as a
         # Python number) give a weak value, as the numbers would.
-        results[i] = WeakSymbolicTensor(r, builder) if _stays_weak(a, c) else SymbolicTensor(r, builder)
+        if _weak_ints(a, c):
+            results[i] = WeakIntTensor(r, builder)
+        elif _stays_weak(a, c):
+            results[i] = WeakSymbolicTensor(r, builder)
+        else:
+            results[i] = SymbolicTensor(r, builder)
     return nest.unflatten(tdef, results)
+
+
+def _weak_ints(a, c) -> bool:
+    """Both branch values are Python ints (not bools) or weak ints: the result
+    stands for a Python int (symbolic.WeakIntTensor)."""
+    def int_like(v):
+        if is_python_number(v):
+            return isinstance(v, int) and not isinstance(v, bool)
+        return getattr(v, "_ag_weak_int", False)
+    return int_like(a) and int_like(c)
 
 
 def _stays_weak(a, c) -> bool:

@@ -113,7 +113,9 @@ def _replay_op(builder: GraphBuilder, op: Op, vmap) -> None:
             raise _explained(e, op) from None
         vmap[op.results[0]] = builder.value_of(result)
         return
-    if origin is not None and origin[0] == "adopt" and origin[1].value in vmap:
+    if (origin is not None and origin[0] == "adopt" and origin[1].value in vmap
+            and not getattr(origin[1], "_ag_weak_int", False)):
+        # (the cast of a weak int is copied as it is: a weak int keeps its dtype)
         source = _resolve(vmap, origin[1].value)
         target = op.result_types[0].dtype
         vmap[op.results[0]] = source if source.type.dtype is target else _BadAdopt(source, target, op)
@@ -136,7 +138,10 @@ def _operand(builder, x, vmap):
     if is_python_number(x) or not isinstance(x, SymbolicTensor):
         return x
     if x.value in vmap:
-        return builder.wrap(_resolve(vmap, x.value))
+        value = _resolve(vmap, x.value)
+        if getattr(x, "_ag_weak_int", False):   # still stands for a Python int
+            return type(x)(value, builder)
+        return builder.wrap(value)
     return x   # defined outside the loop (perhaps an enclosing loop's weak placeholder)
 
 

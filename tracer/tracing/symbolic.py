@@ -177,6 +177,38 @@ class WeakSymbolicTensor(SymbolicTensor):
     _ag_weak = True
 
 
+class StaticDimTensor(WeakSymbolicTensor):
+    """A dimension known at trace time, as converted code reads it from
+    `x.shape` (a weak int32 constant, tracing/array_methods.py). Python code
+    that needs an int of it (`operator.index`, `int()`: NumPy's own C
+    functions given `x.shape`, such as `np.ravel_multi_index(idx, x.shape)`)
+    gets that static int; arithmetic and comparisons stay traced."""
+
+    __slots__ = ()
+
+    def _static(self) -> int:
+        return int(constant_value(self.value))
+
+    def __index__(self):
+        return self._static()
+
+    def __int__(self):
+        return self._static()
+
+
+class WeakIntTensor(WeakSymbolicTensor):
+    """A traced int standing for a Python int whose value is only known at run
+    time: what a compiled `if` (or `a if c else b`) gives when both branches
+    are Python ints (`cost = 0 if a[i] == b[j] else 1`), and arithmetic of it
+    with Python ints. Like the Python int it adopts the dtype of the tensors it
+    meets (by an exact cast from int32, or int64 for values beyond int32), and
+    it is int32 where it meets none. Unlike a loop's weak placeholder it keeps
+    its dtype when a loop re-types its body (tracing/retype.py)."""
+
+    __slots__ = ()
+    _ag_weak_int = True
+
+
 def is_traced(x) -> bool:
     """True when `x` is a symbolic tensor of an active trace."""
     return isinstance(x, SymbolicTensor)
