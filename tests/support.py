@@ -34,6 +34,8 @@ The op registry
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -227,3 +229,24 @@ def numpy_counterpart(op: str):
     names = [n for n in registry.get(op).numpy if "." not in n]
     return getattr(np, names[0]) if names else None
 
+
+
+def c_gamma(v: float) -> float:
+    """C's tgamma of a Python float where Python's math.gamma raises: +-inf at +-0,
+    NaN at the negative integers and -inf, inf on overflow."""
+    if v == 0.0:
+        return math.copysign(math.inf, v)
+    if v == -math.inf or (v < 0 and v == math.floor(v)):
+        return math.nan
+    try:
+        return math.gamma(v)
+    except OverflowError:
+        return math.inf
+
+
+def c_lgamma(v: float) -> float:
+    """C's lgamma of a Python float: +inf at the poles 0, -1, -2, ..."""
+    try:
+        return math.lgamma(v)
+    except ValueError:
+        return math.inf

@@ -30,18 +30,11 @@ import pytest
 
 import autograph as ag
 from tf_reference_support import assert_matches_plain, compiled
+from tf_reference_support import as_list as _val, const as _c
 
 pytestmark = pytest.mark.filterwarnings("ignore::autograph.tracer.core.logs.RetracingWarning")
 
 NO_DATASETS = pytest.mark.skip(reason="tf.data datasets and their iterators do not exist in autograph")
-
-
-def _c(v, dtype=None):
-    return ag.constant(v, dtype=dtype)
-
-
-def _val(x):
-    return np.asarray(x).tolist()
 
 
 # ------------------------------------------------------------------ abs

@@ -24,23 +24,10 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from tf_reference_support import assert_matches_plain, compiled, line_of
+from tf_reference_support import as_list as _val, assert_matches_plain, compiled, const as _c, line_of
+from tf_reference_support import matches_with_values_and_tensors as _both
 
 pytestmark = pytest.mark.filterwarnings("ignore::autograph.tracer.core.logs.RetracingWarning")
-
-
-def _c(v, dtype=None):
-    return ag.constant(v, dtype=dtype)
-
-
-def _val(x):
-    return np.asarray(x).tolist()
-
-
-def _both(fn, *args):
-    """The plain run must equal the compiled run with Python values and with tensors."""
-    assert_matches_plain(fn, *args)
-    assert_matches_plain(fn, *(_c(a) if isinstance(a, (int, float, bool, list)) else a for a in args))
 
 
 # ------------------------------- converters/control_flow_test: nested, composites

@@ -21,23 +21,15 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 
 import autograph as ag
 from tf_reference_support import assert_matches_plain, compiled, line_of
+from tf_reference_support import as_list as _val, const as _c
 
 pytestmark = pytest.mark.filterwarnings("ignore::autograph.tracer.core.logs.RetracingWarning")
 
 NO_DATASETS = pytest.mark.skip(reason="tf.data datasets do not exist in autograph")
-
-
-def _c(v, dtype=None):
-    return ag.constant(v, dtype=dtype)
-
-
-def _val(x):
-    return np.asarray(x).tolist()
 
 
 def _never_called():

@@ -115,3 +115,20 @@ def line_of(fn: Callable, text: str) -> int:
         if text in line:
             return start + i
     raise AssertionError(f"{text!r} not in the source of {fn.__name__}")
+
+
+def const(value, dtype=None):
+    """`ag.constant(value, dtype)`: a case's argument as a tensor."""
+    return ag.constant(value, dtype=dtype)
+
+
+def as_list(x):
+    """A result as nested Python lists (a tensor's or an array's values)."""
+    return np.asarray(x).tolist()
+
+
+def matches_with_values_and_tensors(fn: Callable, *args) -> None:
+    """The plain run equals the compiled run with the Python values, and again with
+    each Python number, bool or list argument made a tensor."""
+    assert_matches_plain(fn, *args)
+    assert_matches_plain(fn, *(const(a) if isinstance(a, (int, float, bool, list)) else a for a in args))

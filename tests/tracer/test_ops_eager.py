@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograph.runtime.tensor as rt
-from support import (FLOATS, INTS, NUMERIC, arrays, assert_same, binary_case, declared_ops, elements,
+from support import (c_gamma, c_lgamma, FLOATS, INTS, NUMERIC, arrays, assert_same, binary_case, declared_ops, elements,
                      numpy_counterpart, shapes, unary_case, where_case)
 from autograph.tracer import api
 from autograph.tracer.core import registry
@@ -56,31 +56,11 @@ def _math_elementwise(fn):
     return lambda x: np.array([fn(float(v)) for v in x.reshape(-1)], np.float64).reshape(x.shape)
 
 
-def _c_gamma(v):
-    # C's tgamma where Python's math.gamma raises: +-inf at +-0, NaN at the negative integers
-    # and -inf, inf on overflow
-    if v == 0.0:
-        return math.copysign(math.inf, v)
-    if v == -math.inf or (v < 0 and v == math.floor(v)):
-        return math.nan
-    try:
-        return math.gamma(v)
-    except OverflowError:
-        return math.inf
-
-
-def _c_lgamma(v):
-    try:
-        return math.lgamma(v)
-    except ValueError:   # the poles 0, -1, -2, ...: log|gamma| is +inf
-        return math.inf
-
-
 # float ops without a NumPy counterpart
 FLOAT_UNARY = {"sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
                # Python's math module (tracer/ops/special.py)
                "erf": _math_elementwise(math.erf), "erfc": _math_elementwise(math.erfc),
-               "gamma": _math_elementwise(_c_gamma), "lgamma": _math_elementwise(_c_lgamma)}
+               "gamma": _math_elementwise(c_gamma), "lgamma": _math_elementwise(c_lgamma)}
 
 
 @pytest.mark.parametrize("op", declared_ops("unary", "int32", result="same"))
