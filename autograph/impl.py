@@ -16,14 +16,16 @@ import logging
 import time
 import types
 import weakref
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from autograph.tracer.core import forksafe
+
+from .conversion_marks import (CONVERTED_CODES, DO_NOT_CONVERT_ATTR, install, is_converted,  # noqa: F401
+                               is_do_not_convert)
 from autograph.tracer.core.logs import DETAIL, SOURCE
 
 __all__ = ["convert", "to_code", "do_not_convert", "is_converted", "is_do_not_convert"]
 
-_DO_NOT_CONVERT_ATTR = "__autograph_do_not_convert__"
 _FACTORY_NAME = "__autograph_factory__"
 _FUNCTION_NAME = "__autograph_function__"
 _FUTURE_FLAGS = 0
@@ -34,11 +36,6 @@ _log = logging.getLogger("autograph")
 _LOCK = forksafe.rlock()   # held while converting: a fork child gets it back unlocked
 # code object of a user function -> _Conversion (weak: dies with the function).
 _CACHE: "weakref.WeakKeyDictionary[types.CodeType, _Conversion]" = weakref.WeakKeyDictionary()
-# Every code object produced by conversion, nested ones (thunks, lambdas) too:
-# functions made from them are already converted and are called as they are.
-# Keyed by id: code objects compare by value, and a converted function that
-# needed no rewrite has code *equal* to the original's.
-_CONVERTED_CODES: "weakref.WeakValueDictionary[int, types.CodeType]" = weakref.WeakValueDictionary()
 _AG_CELL = None
 
 
@@ -59,7 +56,7 @@ def _ag_cell():
 
 
 def _register_codes(code: types.CodeType) -> None:
-    _CONVERTED_CODES[id(code)] = code
+    CONVERTED_CODES[id(code)] = code
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             _register_codes(const)
@@ -215,22 +212,6 @@ def _instantiate(conv: _Conversion, fn: types.FunctionType) -> types.FunctionTyp
     return new
 
 
-def is_do_not_convert(fn: Any) -> bool:
-    """Whether `fn` was marked with `do_not_convert`."""
-    target = getattr(fn, "__func__", fn)
-    try:
-        return bool(getattr(target, _DO_NOT_CONVERT_ATTR, False))
-    except Exception:  # exotic __getattr__: treat as unmarked
-        return False
-
-
-def is_converted(fn: Any) -> bool:
-    """Whether `fn` runs converted code (made by `convert` or nested in converted code)."""
-    target = getattr(fn, "__func__", fn)
-    code = getattr(target, "__code__", None)
-    return isinstance(code, types.CodeType) and _CONVERTED_CODES.get(id(code)) is code
-
-
 def do_not_convert(fn: Optional[Callable] = None) -> Callable:
     """Mark `fn` to be called as plain Python from converted code.
 
@@ -260,13 +241,13 @@ def do_not_convert(fn: Optional[Callable] = None) -> Callable:
         return do_not_convert
     target = fn.__func__ if isinstance(fn, types.MethodType) else fn
     try:
-        setattr(target, _DO_NOT_CONVERT_ATTR, True)
+        setattr(target, DO_NOT_CONVERT_ATTR, True)
         return fn
     except (AttributeError, TypeError):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             return fn(*args, **kwargs)
-        setattr(wrapper, _DO_NOT_CONVERT_ATTR, True)
+        setattr(wrapper, DO_NOT_CONVERT_ATTR, True)
         return wrapper
 
 
@@ -337,3 +318,6 @@ def to_code(fn: Callable) -> str:
         raise TypeError(f"to_code expects a Python function; got {type(fn).__name__}")
     original = getattr(fn, "__autograph_original__", fn)
     return _conversion_for(original).source
+
+
+install("convert", convert)

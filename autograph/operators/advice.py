@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
+from ..conversion_marks import CONVERTED_CODES
+
 __all__ = ["install", "advice"]
 
 
@@ -20,8 +22,7 @@ def _in_converted_code() -> bool:
     while frame is not None:
         code = frame.f_code
         if not is_library_file(code.co_filename):
-            from autograph.impl import _CONVERTED_CODES
-            return _CONVERTED_CODES.get(id(code)) is code
+            return CONVERTED_CODES.get(id(code)) is code
         frame = frame.f_back
     return False
 

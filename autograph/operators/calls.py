@@ -19,6 +19,7 @@ import threading
 import types
 import weakref
 
+from .. import conversion_marks
 from .py_builtins import len_, range_
 from . import lists, numpy_calls, vectorize
 
@@ -42,14 +43,8 @@ _LIBRARY_DIRS = tuple(sorted({os.path.join(p, "") for p in (
 _DECISIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _impl():
-    from .. import impl
-    return impl
-
-
 def _decide(func: types.FunctionType) -> bool:
-    impl = _impl()
-    if impl.is_converted(func) or impl.is_do_not_convert(func):
+    if conversion_marks.is_converted(func) or conversion_marks.is_do_not_convert(func):
         return False
     if getattr(func, "_autograph_polymorphic", False) is True:
         return False
@@ -246,12 +241,12 @@ def converted_call(f, args, kwargs=None):
             return converted_call(py_func, args, kwargs)
     if isinstance(f, types.FunctionType):
         if should_convert(f):
-            return _call_converted(f, _impl().convert(f), args, kwargs)
+            return _call_converted(f, conversion_marks.convert(f), args, kwargs)
         return f(*args, **kwargs)
     if isinstance(f, types.MethodType):
         func = f.__func__
         if isinstance(func, types.FunctionType) and should_convert(func):
-            return _call_converted(func, _impl().convert(func), (f.__self__,) + tuple(args),
+            return _call_converted(func, conversion_marks.convert(func), (f.__self__,) + tuple(args),
                                    kwargs)
         return f(*args, **kwargs)
     if isinstance(f, functools.partial):
@@ -268,5 +263,8 @@ def converted_call(f, args, kwargs=None):
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType) and should_convert(call):
         # A callable object of a user class: convert its __call__.
-        return _impl().convert(call)(f, *args, **kwargs)
+        return conversion_marks.convert(call)(f, *args, **kwargs)
     return f(*args, **kwargs)
+
+
+conversion_marks.install("converted_call", converted_call)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import operator
 
+from .. import conversion_marks
 from . import _tracer
 
 __all__ = ["RangeMarker", "range_", "len_", "slice_", "sorted_", "isinstance_", "OVERLOADS"]
@@ -112,8 +113,7 @@ def sorted_(iterable, *, key=None, reverse=False):
             f"sorted(key=...) of a traced tensor of shape {shape}: the key is applied to each "
             f"row, which needs the number of rows at trace time; compute the keys as one tensor "
             f"and use ag.gather(t, ag.argsort(keys))"))
-    from .calls import converted_call   # (calls imports this module)
-    keys = [converted_call(key, (iterable[i],)) for i in builtins.range(n)]
+    keys = [conversion_marks.converted_call(key, (iterable[i],)) for i in builtins.range(n)]
     if any(tuple(getattr(k, "shape", ()) or ()) != () for k in keys):
         raise _tracer.located(ValueError(
             "sorted(key=...) of a traced tensor: the key must give one scalar per row"))

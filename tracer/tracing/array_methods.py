@@ -166,8 +166,8 @@ LIBRARY_CODES: dict = {}
 def _is_converted(code) -> bool:
     """Whether `code` was made by autograph's converter (which lives above the
     tracer: looked up, never imported)."""
-    impl = sys.modules.get("autograph.impl")
-    codes = getattr(impl, "_CONVERTED_CODES", None)
+    marks = sys.modules.get("autograph.conversion_marks")
+    codes = getattr(marks, "CONVERTED_CODES", None)
     return codes is not None and codes.get(id(code)) is code
 
 
