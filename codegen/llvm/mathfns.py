@@ -28,12 +28,12 @@ from .host import has_feature
 from .irutil import declare, intrinsic, routine
 from .ltypes import F32, F64, I32, I64
 
-__all__ = ["exp", "EXP_Q"]
+__all__ = ["exp", "EXP_Q", "rounded_by_shifter", "one_plus_r_q", "times_power_of_two"]
 
-# name: (float type, int type, mantissa bits, bias, clamp lo, clamp hi, ln2 in two parts)
+# name: (float type, mantissa bits, clamp lo, clamp hi, ln2 in two parts)
 _SPEC = {
-    "f32": (F32, I32, 23, 127, -104.0, 89.0, 0.693359375, -2.12194440e-4),
-    "f64": (F64, I64, 52, 1023, -746.0, 710.0, 6.93145751953125e-1, 1.42860682030941723212e-6),
+    "f32": (F32, 23, -104.0, 89.0, 0.693359375, -2.12194440e-4),
+    "f64": (F64, 52, -746.0, 710.0, 6.93145751953125e-1, 1.42860682030941723212e-6),
 }
 _LOG2E = 1.4426950408889634
 # e**r = 1 + r + q[2] r**2 + ... on |r| <= ln(2)/2 (bench/polyfit.py, leading 1 fixed)
@@ -53,7 +53,7 @@ def exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 
 def _exp(b: ir.IRBuilder, x, key):
-    ft, it, mant, bias, lo, hi, ln2_hi, ln2_lo = _SPEC[key]
+    ft, mant, lo, hi, ln2_hi, ln2_lo = _SPEC[key]
 
     def c(v):
         return ir.Constant(ft, v)
@@ -65,28 +65,50 @@ def _exp(b: ir.IRBuilder, x, key):
     xc = b.select(b.fcmp_ordered("<", x, c(lo)), c(lo), x)
     xc = b.select(b.fcmp_ordered(">", xc, c(hi)), c(hi), xc)
     shifter = 1.5 * 2.0 ** mant
-    s = fma(xc, c(_LOG2E), c(shifter))
-    # round(x / ln 2) from the sum's bits, made a float by a conversion: `s - shifter`
-    # would be folded to x / ln 2 under fastmath=True (fast-math flags reach this code).
-    ni = b.trunc(b.sub(b.bitcast(s, it), b.bitcast(c(shifter), it)), I32) if key == "f64" else \
-        b.sub(b.bitcast(s, it), b.bitcast(c(shifter), it))
-    n = b.sitofp(ni, ft)                                        # int32: AVX2 lacks int64 -> double
+    ni, n = rounded_by_shifter(b, fma(xc, c(_LOG2E), c(shifter)), shifter)   # round(x / ln 2)
     r = fma(b.fneg(n), c(ln2_hi), xc)                           # exact
     r = fma(b.fneg(n), c(ln2_lo), r)
-    q = EXP_Q[key]
-    acc = c(q[-1])
+    return times_power_of_two(b, one_plus_r_q(b, r, EXP_Q[key]), ni)
+
+
+def rounded_by_shifter(b: ir.IRBuilder, s, shifter: float):
+    """The integer n that `s = v + shifter` (shifter 1.5 * 2**p, p the mantissa bits)
+    holds in its low mantissa bits: as an int32 and as a float. n is read from the
+    bits (no float-to-int conversion, which LLVM makes poison for NaN) and made a
+    float by a conversion, since `s - shifter` would be folded to v under
+    fastmath=True (fast-math flags reach the routines). int32: AVX2 lacks int64 ->
+    double, and every exponent fits."""
+    it = I32 if s.type == F32 else I64
+    ni = b.sub(b.bitcast(s, it), b.bitcast(ir.Constant(s.type, shifter), it))
+    if it is I64:
+        ni = b.trunc(ni, I32)
+    return ni, b.sitofp(ni, s.type)
+
+
+def one_plus_r_q(b: ir.IRBuilder, r, q):
+    """1 + r q(r) with q's coefficients `q` (lowest first), by Horner with FMAs."""
+    acc = ir.Constant(r.type, q[-1])
     for cf in reversed(q[:-1]):
-        acc = intrinsic(b, "fmuladd", [r, acc, c(cf)])
-    p = intrinsic(b, "fmuladd", [r, acc, c(1.0)])
+        acc = intrinsic(b, "fmuladd", [r, acc, ir.Constant(r.type, cf)])
+    return intrinsic(b, "fmuladd", [r, acc, ir.Constant(r.type, 1.0)])
+
+
+def times_power_of_two(b: ir.IRBuilder, p, ni):
+    """p * 2**ni (ni int32, |ni| small enough that p * 2**(ni >> 1) stays normal):
+    one `vscalef` (`llvm.ldexp`) where the host has AVX-512, else two multiplies by
+    powers of two built in the exponent field, the second rounding once (subnormal
+    results included; overflow gives inf). `llvm.ldexp` is a libm call per lane
+    without AVX-512."""
+    ft = p.type
     if has_feature("avx512f"):
-        ldexp = declare(b.module, f"llvm.ldexp.{key}.i32", ft, [ft, I32])
-        return b.call(ldexp, [p, ni])
-    if key == "f64":
+        key = "f32" if ft == F32 else "f64"
+        return b.call(declare(b.module, f"llvm.ldexp.{key}.i32", ft, [ft, I32]), [p, ni])
+    it, mant, bias = (I32, 23, 127) if ft == F32 else (I64, 52, 1023)
+    if it is I64:
         ni = b.sext(ni, it)
     n1 = b.ashr(ni, ir.Constant(it, 1))
-    n2 = b.sub(ni, n1)
 
     def pow2(k):
         return b.bitcast(b.shl(b.add(k, ir.Constant(it, bias)), ir.Constant(it, mant)), ft)
 
-    return b.fmul(b.fmul(p, pow2(n1)), pow2(n2))
+    return b.fmul(b.fmul(p, pow2(n1)), pow2(b.sub(ni, n1)))

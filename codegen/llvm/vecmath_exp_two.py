@@ -5,9 +5,9 @@ The reduction of 2**x is exact: n = roundeven(x), r = x - n in [-1/2, 1/2]
 polynomial 2**r = 1 + r q(r), a near-minimax fit of relative error 2**-55
 (degree 11, float64) or 2**-28.9 (degree 6, float32; computed in float32,
 16 lanes with AVX-512) from bench/polyfit.py, and of its evaluation with
-fused multiply-adds. The result is p * 2**n: `llvm.ldexp` (one vscalef)
-with AVX-512, else p * 2**n1 * 2**n2 (n1 = n >> 1, n2 = n - n1);
-subnormal results are rounded once, overflow gives inf; x is
+fused multiply-adds. The result is p * 2**n (`mathfns.times_power_of_two`:
+one vscalef with AVX-512, else two exponent steps); subnormal results are
+rounded once, overflow gives inf; x is
 clamped to [-1080, 1030] / [-160, 130] first so that n stays in the exponent
 range. exp2(-inf) = 0, exp2(inf) = inf, NaN propagates (the ordered clamps
 let it through). docs/ARCHITECTURE.md ("Vector maths") gives the measured
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .host import has_feature
-from .irutil import declare, intrinsic, routine
-from .ltypes import F32, I32, I64
+from .irutil import routine
+from .ltypes import F32
+from .mathfns import one_plus_r_q, rounded_by_shifter, times_power_of_two
 
 __all__ = ["exp2", "EXP2_Q"]
 
@@ -32,8 +32,8 @@ EXP2_Q = {
     "f32": (0.6931472028559704, 0.24022647913498998, 0.055503324696938736, 0.009618437366418873,
             0.0013398874866602222, 0.00015353360629289734),
 }
-# (lowest clamp, highest clamp, mantissa bits, bias)
-_SPEC = {"f64": (-1080.0, 1030.0, 52, 1023), "f32": (-160.0, 130.0, 23, 127)}
+# (lowest clamp, highest clamp, mantissa bits)
+_SPEC = {"f64": (-1080.0, 1030.0, 52), "f32": (-160.0, 130.0, 23)}
 
 
 def exp2(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
@@ -44,37 +44,14 @@ def exp2(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 def _exp2(b, x, key):
     t = x.type
-    it = I32 if key == "f32" else I64
-    lo, hi, mant, bias = _SPEC[key]
+    lo, hi, mant = _SPEC[key]
 
     def c(v):
         return ir.Constant(t, v)
 
     xc = b.select(b.fcmp_ordered(">", x, c(hi)), c(hi), x)
     xc = b.select(b.fcmp_ordered("<", xc, c(lo)), c(lo), xc)
-    # n = roundeven(x) in the low bits of x + 1.5 * 2**p, read as an integer (no fptosi:
-    # poison for NaN) and converted back (`s - shifter` would fold to x under fastmath).
     shifter = 1.5 * 2.0 ** mant
-    s = b.fadd(xc, c(shifter))
-    ni = b.sub(b.bitcast(s, it), b.bitcast(c(shifter), it))
-    if key == "f64":
-        ni = b.trunc(ni, I32)
-    n = b.sitofp(ni, t)                                        # int32: AVX2 lacks int64 -> double
+    ni, n = rounded_by_shifter(b, b.fadd(xc, c(shifter)), shifter)   # roundeven(x)
     r = b.fsub(xc, n)                                          # exact
-    q = EXP2_Q[key]
-    acc = c(q[-1])
-    for cf in reversed(q[:-1]):
-        acc = intrinsic(b, "fmuladd", [r, acc, c(cf)])
-    p = intrinsic(b, "fmuladd", [r, acc, c(1.0)])
-    if has_feature("avx512f"):                                 # one vscalef (mathfns.exp)
-        ldexp = declare(b.module, f"llvm.ldexp.{key}.i32", t, [t, I32])
-        return b.call(ldexp, [p, ni])
-    if key == "f64":
-        ni = b.sext(ni, it)
-    n1 = b.ashr(ni, ir.Constant(it, 1))
-    n2 = b.sub(ni, n1)
-
-    def pow2(k):
-        return b.bitcast(b.shl(b.add(k, ir.Constant(it, bias)), ir.Constant(it, mant)), t)
-
-    return b.fmul(b.fmul(p, pow2(n1)), pow2(n2))
+    return times_power_of_two(b, one_plus_r_q(b, r, EXP2_Q[key]), ni)

@@ -8,8 +8,8 @@
 * z = y*log|x| = zh + zl (the product split exactly with FMA).
 * exp: zh = n ln2 + r (one FMA with ln2's nearest double, exact; the rest of
   ln2 joins zl), e**r - 1 - r by a polynomial,
-  e**zl folded in as (1 + zl), scaled by 2**n in two steps (so subnormal
-  results are rounded once).
+  e**zl folded in as (1 + zl), scaled by 2**n (`mathfns.times_power_of_two`:
+  subnormal results are rounded once).
 
 Compared with the first version (Taylor series, Horner's rule):
 
@@ -24,11 +24,11 @@ Compared with the first version (Taylor series, Horner's rule):
 """
 from __future__ import annotations
 
-from llvmlite import ir
 
 from .ddmath import c64 as _c, fma as _fma, mad as _mad
 from .irutil import intrinsic
-from .ltypes import F64, I64
+from .ltypes import F64, I32, I64
+from .mathfns import times_power_of_two
 from .vecmath_exp_minus_one import EXPM1_E
 from .vecmath_pow_single import estrin, reduce_log, saturate_log
 
@@ -100,11 +100,14 @@ def _exp_dd(b, zh, zl):
     zh = b.select(b.fcmp_unordered(">", zh, _c(710.0)), _c(710.0), zh)
     zh = b.select(b.fcmp_ordered("<", zh, _c(-746.0)), _c(-746.0), zh)
     zl = b.select(out, _c(0.0), zl)
-    # n = round(zh/ln2) by the shifter 1.5 * 2**52 (the sum's low bits are n: no
-    # round-and-convert on the chain)
+    # n = round(zh/ln2) by the shifter 1.5 * 2**52 (the sum's low bits are n)
     shifter = 1.5 * 2.0 ** 52
+    # n as a float by `ns - shifter`, not `rounded_by_shifter`'s conversion: one cycle
+    # less on the chain, and fastmath does not fold an FMA's sum (the fastmath test
+    # runs pow); the integer from the same bits, for the scaling
     ns = _fma(b, zh, _c(1.4426950408889634), _c(shifter))
     n = b.fsub(ns, _c(shifter))
+    ni = b.trunc(b.sub(b.bitcast(ns, I64), b.bitcast(_c(shifter), I64)), I32)   # |n| <= 1077
     # rh = zh - n*ln2 (ln2's nearest double) is exact in one FMA: n*ln2's last bit
     # is 2**-53 and zh's at least that for |zh| >= 1/2 (n = 0 below ln2/2; in
     # [ln2/2, 1/2) n = +-1 and both lie on 2**-54), |rh| < 0.35. The rest of ln2
@@ -114,11 +117,4 @@ def _exp_dd(b, zh, zl):
     rl = _mad(b, b.fneg(n), _c(_LN2_DT), zl)
     p = _mad(b, b.fmul(rh, rh), estrin(b, rh, EXPM1_E["f64"]), rh)   # e**rh - 1
     e = b.fadd(_c(1.0), b.fadd(p, _mad(b, rl, p, rl)))       # e**rh * (1 + rl)
-    ni = b.sub(b.bitcast(ns, I64), b.bitcast(_c(shifter), I64))
-    n1 = b.ashr(ni, ir.Constant(I64, 1))
-    n2 = b.sub(ni, n1)
-
-    def pow2(k):
-        return b.bitcast(b.shl(b.add(k, ir.Constant(I64, 1023)), ir.Constant(I64, 52)), F64)
-
-    return b.fmul(b.fmul(e, pow2(n1)), pow2(n2))
+    return times_power_of_two(b, e, ni)

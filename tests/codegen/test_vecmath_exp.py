@@ -1,5 +1,5 @@
-"""exp's and exp2's two ways of scaling by 2**n (codegen/llvm/mathfns.py,
-vecmath_exp_two.py): `llvm.ldexp`
+"""The two ways of scaling by 2**n of exp, exp2 and float64 pow
+(codegen/llvm/mathfns.py: times_power_of_two): `llvm.ldexp`
 (one AVX-512 instruction) where the host has AVX-512, exponent bits in two
 steps elsewhere. Each is compiled here whatever this machine is (the
 generic one always; the ldexp one where the host can run it), with the disk
@@ -12,7 +12,7 @@ import pytest
 
 import autograph as ag
 from autograph.codegen.jit import compile
-from autograph.codegen.llvm import host, mathfns, vecmath_exp_two
+from autograph.codegen.llvm import host, mathfns
 from test_vecmath import _PRECISE, _sample, _specials, _ulps
 
 WAYS = [False, pytest.param(True, marks=pytest.mark.skipif(
@@ -20,16 +20,16 @@ WAYS = [False, pytest.param(True, marks=pytest.mark.skipif(
 
 
 # name: (module that scales, the function, NumPy's, its inverse for the edges, longdouble reference)
-ROUTINES = {"exp": (mathfns, ag.math.exp, np.exp, np.log),
-            "exp2": (vecmath_exp_two, ag.math.exp2, np.exp2, np.log2)}
+# name: (the function, NumPy's, its inverse for the edges)
+ROUTINES = {"exp": (ag.math.exp, np.exp, np.log), "exp2": (ag.math.exp2, np.exp2, np.log2)}
 
 
-def _kernel(monkeypatch, name: str, ldexp: bool):
+def _kernel(monkeypatch, fn, ldexp: bool):
+    """`fn` compiled with the scaling of `mathfns.times_power_of_two` chosen by `ldexp`."""
     monkeypatch.setenv("AUTOGRAPH_DISABLE_CACHE", "1")
     monkeypatch.setattr(compile, "_LOADED", weakref.WeakValueDictionary())   # nor code loaded before
-    module, fn = ROUTINES[name][:2]
-    monkeypatch.setattr(module, "has_feature", lambda feature: ldexp)
-    return ag.function(lambda x: fn(x), autograph=False)
+    monkeypatch.setattr(mathfns, "has_feature", lambda feature: ldexp)
+    return ag.function(fn, autograph=False)
 
 
 def _edges(dtype, inverse):
@@ -44,8 +44,8 @@ def _edges(dtype, inverse):
 @pytest.mark.parametrize("ldexp", WAYS)
 @pytest.mark.parametrize("name", sorted(ROUTINES))
 def test_both_scalings_match_numpy(monkeypatch, name, ldexp, dtype):
-    f = _kernel(monkeypatch, name, ldexp)
-    numpy_fn, inverse = ROUTINES[name][2:]
+    routine, numpy_fn, inverse = ROUTINES[name]
+    f = _kernel(monkeypatch, lambda x: routine(x), ldexp)
     x = np.concatenate([_specials(dtype), _edges(dtype, inverse), _sample(dtype, 20_000)])
     with np.errstate(all="ignore"):
         got, want = np.asarray(f(x)), numpy_fn(x)
@@ -65,3 +65,19 @@ def test_both_scalings_match_numpy(monkeypatch, name, ldexp, dtype):
     assert (got[edge] == ref_t[edge]).all(), (x[edge], got[edge], ref_t[edge])
     err = _ulps(got, ref, dtype)
     assert err.max() <= 2.0, float(err.max())
+
+
+@pytest.mark.skipif(not host.has_feature("avx512f"), reason="the ldexp way needs AVX-512 to run")
+def test_float64_pow_is_the_same_either_way(monkeypatch):
+    """Both ways round p * 2**n once, so float64 pow (whose scaling is the same
+    helper) gives identical bits, subnormal and overflowing results included."""
+    rng = np.random.default_rng(5)
+    a = np.concatenate([rng.uniform(0.01, 100.0, 4000), [0.5, 2.0, 1e-300, 1e300, 3.0]])
+    b = np.concatenate([rng.uniform(-160.0, 160.0, 4000), [1074.5, -1074.5, 1.5, 0.5, 646.0]])
+    results = []
+    for ldexp in (False, True):
+        f = _kernel(monkeypatch, lambda x, y: ag.math.pow(x, y), ldexp)
+        assert ("llvm.ldexp" in f.get_concrete_function(a, b).llvm_ir()) == ldexp
+        results.append(np.asarray(f(a, b)))
+    np.testing.assert_array_equal(results[0], results[1])
+    assert (results[0] == 0).any() and np.isinf(results[0]).any()
