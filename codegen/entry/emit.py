@@ -66,11 +66,15 @@ def emit_entry(module, graph, symbol: str) -> Optional[str]:
 
 
 def _has_loops(graph) -> bool:
-    """A region op (`while`, `cond`), or a value that is not a scalar (its ops are loops)."""
+    """A region op (`while`, `cond`), or a value that may not be a scalar (its ops are
+    loops): any shape but `()`, an unknown rank (shape None) included."""
+    def non_scalar(v):
+        return getattr(v.type, "shape", ()) != ()
+
     for op in graph.walk():
-        if op.regions or any(getattr(r.type, "shape", ()) for r in op.results):
+        if op.regions or any(non_scalar(r) for r in op.results):
             return True
-    return any(getattr(v.type, "shape", ()) for v in graph.inputs)
+    return any(non_scalar(v) for v in graph.inputs)
 
 
 def _releases_gil_always(graph) -> bool:

@@ -71,14 +71,14 @@ entry:
 }}
 
 ; Spin for at most {spin_ns} ns until the word at %p equals %v (%equal) or
-; differs from it (not %equal); true if it did. Workers spin before sleeping on
+; differs from it (not %equal); the caller then checks under the mutex as before. Workers spin before sleeping on
 ; the condition variable, so a job that follows soon after the last one (a
 ; kernel called in a loop) starts on every core at once instead of paying a
 ; futex wake-up per worker; the caller spins likewise for the last chunks.
 ; Every 64 polls the spinner yields its CPU: when the OS has put a worker on
 ; the caller's core, the one holding the chunk awaited gets to run (without
 ; the yield, a call after a 1 ms pause took twice its one-thread time).
-define internal i1 @ag_pool_spin(ptr %p, i64 %v, i1 %equal) {{
+define internal void @ag_pool_spin(ptr %p, i64 %v, i1 %equal) {{
 entry:
   %t0 = call i64 @ag_pool_now()
   br label %loop
@@ -101,11 +101,9 @@ clock:
   %t = call i64 @ag_pool_now()
   %dt = sub i64 %t, %t0
   %over = icmp sgt i64 %dt, {spin_ns}
-  br i1 %over, label %give_up, label %loop
+  br i1 %over, label %yes, label %loop
 yes:
-  ret i1 true
-give_up:
-  ret i1 false
+  ret void
 }}
 
 ; The next unclaimed chunk of job generation %g, or -1 (another job, or none left).
@@ -172,7 +170,7 @@ entry:
   br label %outer
 outer:
   %seen = phi i64 [ 0, %entry ], [ %gen, %work_loop ]
-  %woke = call i1 @ag_pool_spin(ptr %genp, i64 %seen, i1 false)
+  call void @ag_pool_spin(ptr %genp, i64 %seen, i1 false)
   call i32 @pthread_mutex_lock(ptr %mutex)
   br label %wait
 wait:
@@ -277,7 +275,7 @@ run:
   call void @ag_pool_run(ptr %pool, ptr %chunk, ptr %ctx, i64 %c, i64 %n, i64 %step, i64 %chunks)
   br label %mine
 join:
-  %ended = call i1 @ag_pool_spin(ptr %finp, i64 %chunks, i1 true)
+  call void @ag_pool_spin(ptr %finp, i64 %chunks, i1 true)
   call i32 @pthread_mutex_lock(ptr %mutex)
   br label %check
 check:
