@@ -23,12 +23,17 @@ from ..core.types import DType, TensorType
 from ._common import expect_arity
 
 
-def _cast_rule(types, attrs, consts):
-    expect_arity("cast", types, 1)
-    (x,) = types
+def _operand_and_target(name: str, types, attrs):
+    """The one operand's type and the `dtype` attribute of cast-like op `name`."""
+    expect_arity(name, types, 1)
     to = attrs.get("dtype")
     if not isinstance(to, DType):
-        raise TypeError(f"cast: expected an ag dtype for the dtype attribute, got {to!r}")
+        raise TypeError(f"{name}: expected an ag dtype for the dtype attribute, got {to!r}")
+    return types[0], to
+
+
+def _cast_rule(types, attrs, consts):
+    x, to = _operand_and_target("cast", types, attrs)
     if x.dtype is not to:
         # string <-> number has no meaning here; a string to itself is a no-op.
         if x.dtype.name == "string":
@@ -87,11 +92,7 @@ _SAME_WIDTH = ({"float32", "int32", "uint32"}, {"float64", "int64", "uint64"})
 
 
 def _bitcast_rule(types, attrs, consts):
-    expect_arity("bitcast", types, 1)
-    (x,) = types
-    to = attrs.get("dtype")
-    if not isinstance(to, DType):
-        raise TypeError(f"bitcast: expected an ag dtype for the dtype attribute, got {to!r}")
+    x, to = _operand_and_target("bitcast", types, attrs)
     if not any({x.dtype.name, to.name} <= group for group in _SAME_WIDTH):
         raise TypeError(f"bitcast: cannot reinterpret the bits of {x.dtype.name} as {to.name}: "
                         f"only between float32, int32 and uint32, or between float64, int64 "
