@@ -57,6 +57,15 @@ class _LoopID(ir.values.MDValue):
         return id(self)
 
 
+def horner(b: ir.IRBuilder, x: ir.Value, coeffs: Sequence[float]) -> ir.Value:
+    """sum(coeffs[i] * x**i) by Horner's rule with `llvm.fmuladd` (an FMA where the
+    host has one), the coefficients as constants of x's type (lowest degree first)."""
+    acc = ir.Constant(x.type, coeffs[-1])
+    for cf in reversed(coeffs[:-1]):
+        acc = intrinsic(b, "fmuladd", [x, acc, ir.Constant(x.type, cf)])
+    return acc
+
+
 def loop_hints(module: ir.Module, vectorize: bool = True, unroll: bool = True,
                interleave: Optional[int] = None):
     """Loop metadata: disable vectorisation and/or unrolling, fix the

@@ -25,7 +25,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .host import has_feature
-from .irutil import declare, intrinsic, routine
+from .irutil import declare, horner, intrinsic, routine
 from .ltypes import F32, F64, I32, I64
 
 __all__ = ["exp", "EXP_Q", "rounded_by_shifter", "one_plus_r_q", "times_power_of_two"]
@@ -87,10 +87,7 @@ def rounded_by_shifter(b: ir.IRBuilder, s, shifter: float):
 
 def one_plus_r_q(b: ir.IRBuilder, r, q):
     """1 + r q(r) with q's coefficients `q` (lowest first), by Horner with FMAs."""
-    acc = ir.Constant(r.type, q[-1])
-    for cf in reversed(q[:-1]):
-        acc = intrinsic(b, "fmuladd", [r, acc, ir.Constant(r.type, cf)])
-    return intrinsic(b, "fmuladd", [r, acc, ir.Constant(r.type, 1.0)])
+    return intrinsic(b, "fmuladd", [r, horner(b, r, q), ir.Constant(r.type, 1.0)])
 
 
 def times_power_of_two(b: ir.IRBuilder, p, ni):

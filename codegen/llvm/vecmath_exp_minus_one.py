@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic, routine
+from .irutil import horner, intrinsic, routine
 from .ltypes import F32, I32, I64
 
 __all__ = ["expm1", "EXPM1_E"]
@@ -101,11 +101,7 @@ def expm1_parts(b, x, key):
     rh = fma(b.fneg(k), c(ln2_hi), x)                            # exact
     r = fma(b.fneg(k), c(ln2_lo), rh)
     corr = fma(b.fneg(k), c(ln2_lo), b.fsub(rh, r))              # what rounding r dropped
-    coeffs = EXPM1_E[key]
-    acc = c(coeffs[-1])
-    for cf in reversed(coeffs[:-1]):
-        acc = intrinsic(b, "fmuladd", [r, acc, c(cf)])
-    q = b.fmul(b.fmul(r, r), acc)
+    q = b.fmul(b.fmul(r, r), horner(b, r, EXPM1_E[key]))
     # T = 2**(k-1): k's bits shifted into the exponent field (the shifter's own bits
     # shift out), plus the bias
     half_t = b.bitcast(b.add(b.shl(b.bitcast(ks, it), ir.Constant(it, mant)),

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic, routine
+from .irutil import horner, intrinsic, routine
 from .ltypes import F32, I32, I64
 
 __all__ = ["sinh", "cosh"]
@@ -62,13 +62,6 @@ def _routine(b, kind, x):
     return routine(b, f"ag.{kind}.{key}", x, lambda fb, a: _hyper(fb, a, key, kind))
 
 
-def _poly(b, coeffs, u, t):
-    acc = ir.Constant(t, coeffs[-1])
-    for cf in reversed(coeffs[:-1]):
-        acc = intrinsic(b, "fmuladd", [u, acc, ir.Constant(t, cf)])
-    return acc
-
-
 def _hyper(b, x, key, kind):
     t = x.type
     it = I32 if key == "f32" else I64
@@ -91,8 +84,8 @@ def _hyper(b, x, key, kind):
     r = fma(b.fneg(n), c(ln2_lo), hi)
     corr = fma(b.fneg(n), c(ln2_lo), b.fsub(hi, r))                # what rounding r dropped
     u = b.fmul(r, r)
-    e2 = b.fmul(u, _poly(b, _E[key], u, t))                         # cosh(r) - 1
-    o = b.fmul(b.fmul(r, u), _poly(b, _O[key], u, t))               # sinh(r) - r
+    e2 = b.fmul(u, horner(b, u, _E[key]))                         # cosh(r) - 1
+    o = b.fmul(b.fmul(r, u), horner(b, u, _O[key]))               # sinh(r) - r
     ni = b.fptosi(n, it)
     # twice the bracket: 2A = 2 -+ s2, 2B = 2 +- s2, s2 = 2 s = 2**(1 - 2n). Beyond n = cap
     # s2 is kept at 2**(1 - 2 cap), as negligible as the true value (both far below the

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .irutil import intrinsic, routine
+from .irutil import horner, intrinsic, routine
 from .ltypes import F32, F64, I32, I64
 from .vecmath_exp_minus_one import EXPM1_E
 
@@ -50,20 +50,13 @@ def _tanh_f64(b, ac):
     k = b.fsub(ks, _c64(shifter))
     r = intrinsic(b, "fma", [b.fneg(k), _c64(6.93147180369123816490e-01), y])   # exact
     r = intrinsic(b, "fma", [b.fneg(k), _c64(1.90821492927058770002e-10), r])
-    e_coeffs = EXPM1_E["f64"]
-    acc = _c64(e_coeffs[-1])
-    for cf in reversed(e_coeffs[:-1]):
-        acc = intrinsic(b, "fmuladd", [r, acc, _c64(cf)])
-    p = intrinsic(b, "fmuladd", [b.fmul(r, r), acc, r])                  # e**r - 1
+    p = intrinsic(b, "fmuladd", [b.fmul(r, r), horner(b, r, EXPM1_E["f64"]), r])   # e**r - 1
     scale = b.bitcast(b.add(b.shl(b.bitcast(ks, I64), ir.Constant(I64, 52)),
                             ir.Constant(I64, 1023 << 52)), F64)
     e = intrinsic(b, "fmuladd", [p, scale, scale])
     big = b.fsub(_c64(1.0), b.fdiv(_c64(2.0), b.fadd(e, _c64(1.0))))
     z = b.fmul(ac, ac)
-    acc = _c64(_TANH_P[-1])
-    for cf in reversed(_TANH_P[:-1]):
-        acc = intrinsic(b, "fmuladd", [z, acc, _c64(cf)])
-    small = b.fadd(ac, b.fmul(ac, b.fmul(z, acc)))
+    small = b.fadd(ac, b.fmul(ac, b.fmul(z, horner(b, z, _TANH_P))))
     return b.select(b.fcmp_ordered(">", ac, _c64(0.5493061443340549)), big, small)
 
 
