@@ -233,7 +233,8 @@ def numpy_counterpart(op: str):
 
 def c_gamma(v: float) -> float:
     """C's tgamma of a Python float where Python's math.gamma raises: +-inf at +-0,
-    NaN at the negative integers and -inf, inf on overflow."""
+    NaN at the negative integers and -inf, inf with gamma's sign on overflow (which
+    happens above 171.6 and for |v| below about 5.6e-309, where gamma(v) ~ 1/v)."""
     if v == 0.0:
         return math.copysign(math.inf, v)
     if v == -math.inf or (v < 0 and v == math.floor(v)):
@@ -241,7 +242,7 @@ def c_gamma(v: float) -> float:
     try:
         return math.gamma(v)
     except OverflowError:
-        return math.inf
+        return math.copysign(math.inf, v)
 
 
 def c_lgamma(v: float) -> float:
